@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Every gateway's error body (ARCHITECTURE.md: errors are JSON {"detail": "<message>"}). */
+export const ErrorBody = z.object({ detail: z.string() });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const HealthBody = z
+  .object({
+    status: z.enum(['healthy', 'degraded']),
+    service: z.string(),
+    version: z.string(),
+    uptime_seconds: z.number().int().nonnegative(),
+    broker: z.enum(['connected', 'disconnected', 'not_used']).optional(),
+    database: z.enum(['connected', 'disconnected', 'not_used']).optional(),
+  })
+  .loose();
+export type HealthBody = z.infer<typeof HealthBody>;
+
+/** Availability payloads: Home Assistant's default payload_available/payload_not_available. */
+export const Availability = z.enum(['online', 'offline']);
+export type Availability = z.infer<typeof Availability>;
+
+/** Identifiers used as a topic level: no wildcards, separators or control characters. */
+export const TopicId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'only letters, digits, "_" and "-"');
+
+/** Unix time in seconds. */
+export const UnixSeconds = z.number().int().nonnegative().max(32503680000);
+/** Unix time in milliseconds. */
+export const UnixMillis = z.number().int().nonnegative().max(32503680000000);
+
+export const boundedString = (max: number) => z.string().max(max);
+
+/** Request/response over MQTT: `<svc>/<id>/request/<verb>` → `.../response/<verb>`. */
+export const RequestEnvelope = z.object({
+  transaction: z.string().min(1).max(64),
+  data: z.unknown().optional(),
+  reply_to: z.string().max(256).optional(),
+});
+export type RequestEnvelope = z.infer<typeof RequestEnvelope>;
+
+export const ResponseEnvelope = z.object({
+  transaction: z.string().min(1).max(64),
+  status: z.enum(['ok', 'error']),
+  data: z.unknown().optional(),
+  error: z.string().max(1000).optional(),
+});
+export type ResponseEnvelope = z.infer<typeof ResponseEnvelope>;

@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import { TopicId, UnixSeconds } from './common.js';
+import {
+  BootArmingPolicy,
+  ExpectedLoad,
+  FuelType,
+  GeneratorStateName,
+  HoaPosition,
+  NotificationEvent,
+  OverrideType,
+  SlaveConnectionStatus,
+  StopReason,
+  Trigger,
+} from './enums.js';
+
+/** Input bounds of the controller API (issue: duration 1–1440, notes ≤ 500, reason ≤ 200). */
+export const LIMITS = {
+  durationMinutes: { min: 1, max: 1440 },
+  notesMax: 500,
+  reasonMax: 200,
+  historyLimitMax: 1000,
+  statsDaysMax: 3650,
+} as const;
+
+/** GET /api/generator/state — the spec's "Generator state" fields, plus extras a client needs. */
+export const GeneratorState = z.object({
+  running: z.boolean(),
+  state: GeneratorStateName,
+  current_run_id: z.number().int().nullable(),
+  start_time: UnixSeconds.nullable(),
+  runtime_seconds: z.number().int().nonnegative(),
+  trigger: Trigger.nullable(),
+  armed: z.boolean(),
+  slave_connected: z.boolean(),
+  slave_connection_status: SlaveConnectionStatus.optional(),
+  slave_physical_safety_engaged: z.boolean().optional(),
+  slave_relay_on: z.boolean().nullable().optional(),
+  failsafe_triggered: z.boolean().optional(),
+  missed_heartbeat_count: z.number().int().nonnegative().optional(),
+  automation_armed: z.boolean().optional(),
+  manual_disarm_active: z.boolean().optional(),
+  override: OverrideType.nullable().optional(),
+  hoa_position: HoaPosition.optional(),
+  quiet_override_active: z.boolean().optional(),
+  quiet_override_expires_at: UnixSeconds.nullable().optional(),
+  lockout_active: z.boolean().optional(),
+  cooldown_active: z.boolean().optional(),
+  cooldown_remaining_seconds: z.number().int().nonnegative().optional(),
+  bms_signal_active: z.boolean().optional(),
+  scheduled_stop_at: UnixSeconds.nullable().optional(),
+  updated_at: UnixSeconds.optional(),
+});
+export type GeneratorState = z.infer<typeof GeneratorState>;
+
+export const StartRequest = z
+  .object({
+    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max).optional(),
+    notes: z.string().max(LIMITS.notesMax).optional(),
+  })
+  .strict();
+export type StartRequest = z.infer<typeof StartRequest>;
+
+export const StartResponse = z.object({
+  success: z.literal(true),
+  run_id: z.number().int(),
+  start_time: UnixSeconds,
+  trigger: Trigger,
+  scheduled_stop_at: UnixSeconds.nullable(),
+  message: z.string(),
+});
+
+export const StopRequest = z
+  .object({
+    reason: z.string().max(LIMITS.reasonMax).optional(),
+  })
+  .strict();
+export type StopRequest = z.infer<typeof StopRequest>;
+
+export const StopResponse = z.object({
+  success: z.literal(true),
+  run_id: z.number().int().nullable(),
+  duration_seconds: z.number().int().nonnegative().nullable(),
+  stop_reason: StopReason,
+  message: z.string(),
+});
+
+export const RunRecord = z.object({
+  id: z.number().int(),
+  start_time: UnixSeconds,
+  stop_time: UnixSeconds.nullable(),
+  duration_seconds: z.number().int().nonnegative().nullable(),
+  trigger_type: Trigger,
+  stop_reason: StopReason.nullable(),
+  notes: z.string().nullable(),
+  fuel_type_at_run: FuelType.nullable(),
+  load_at_run: z.number().int().nullable(),
+  estimated_fuel_used: z.number().nonnegative().nullable(),
+  scheduled_run_id: z.number().int().nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+export const HistoryQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(LIMITS.historyLimitMax).default(50),
+    trigger_type: Trigger.optional(),
+  })
+  .strict();
+export type HistoryQuery = z.infer<typeof HistoryQuery>;
+
+export const HistoryResponse = z.object({ runs: z.array(RunRecord), total: z.number().int().nonnegative() });
+
+export const StatsQuery = z
+  .object({ days: z.coerce.number().int().min(1).max(LIMITS.statsDaysMax).default(30) })
+  .strict();
+
+export const StatsResponse = z.object({
+  period_days: z.number().int(),
+  total_runs: z.number().int(),
+  total_runtime_seconds: z.number().int(),
+  total_runtime_hours: z.number(),
+  average_runtime_seconds: z.number().int(),
+  runs_by_trigger: z.record(z.string(), z.number().int()),
+  runtime_by_trigger: z.record(z.string(), z.number().int()),
+});
+export type StatsResponse = z.infer<typeof StatsResponse>;
+
+export const FuelSettings = z
+  .object({
+    fuel_type: FuelType,
+    expected_load: ExpectedLoad,
+    gph_at_50: z.number().min(0).max(1000),
+    gph_at_100: z.number().min(0).max(1000),
+  })
+  .strict();
+export type FuelSettings = z.infer<typeof FuelSettings>;
+
+export const FuelUsageResponse = z.object({
+  total_gallons: z.number().nonnegative(),
+  total_runtime_seconds: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  since: UnixSeconds.nullable(),
+  settings: FuelSettings,
+});
+
+export const RuntimeLimitSettings = z
+  .object({
+    runtime_limits_enabled: z.boolean(),
+    max_run_minutes: z.number().int().min(1).max(10080),
+    cooldown_minutes: z.number().int().min(0).max(10080),
+    lockout_on_max_runtime: z.boolean(),
+  })
+  .strict();
+export type RuntimeLimitSettings = z.infer<typeof RuntimeLimitSettings>;
+
+export const RuntimeLimitsResponse = RuntimeLimitSettings.extend({
+  lockout_active: z.boolean(),
+  cooldown_active: z.boolean(),
+  cooldown_remaining_seconds: z.number().int().nonnegative(),
+});
+
+export const ClearLockoutRequest = z.object({ acknowledge: z.boolean() }).strict();
+
+export const OverrideEnableRequest = z.object({ override_type: OverrideType }).strict();
+
+export const OverrideStatus = z.object({
+  active: z.boolean(),
+  override_type: OverrideType.nullable(),
+  since: UnixSeconds.nullable(),
+});
+
+export const QuietOverrideRequest = z
+  .object({ minutes: z.number().int().min(1).max(1440) })
+  .strict();
+
+export const ControllerSettings = z
+  .object({ boot_arming_policy: BootArmingPolicy, bms_debounce_ms: z.number().int().min(0).max(60000) })
+  .partial()
+  .strict();
+
+/** HH:MM, 24 h. */
+export const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24 h)');
+
+export const ScheduleInput = z
+  .object({
+    name: z.string().min(1).max(100),
+    days_of_week: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+    start_time: ClockTime,
+    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+export type ScheduleInput = z.infer<typeof ScheduleInput>;
+
+export const ExerciseSettings = z
+  .object({
+    enabled: z.boolean(),
+    frequency_days: z.number().int().min(1).max(365),
+    start_time: ClockTime,
+    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+  })
+  .strict();
+
+export const WebhookInput = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    secret: z.string().min(8).max(200).optional(),
+    events: z.array(z.string().max(100)).max(50).default(['*']),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+
+export const LoginRequest = z
+  .object({ username: z.string().min(1).max(100), password: z.string().min(1).max(200) })
+  .strict();
+export const LoginResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal('bearer'),
+  expires_in: z.number().int().positive(),
+});
+
+export const PasswordChangeRequest = z
+  .object({ current_password: z.string().min(1).max(200), new_password: z.string().min(10).max(200) })
+  .strict();
+
+/** Dev-mode bodies. */
+export const DevBmsSignalRequest = z.object({ active: z.boolean() }).strict();
+export const DevHoaRequest = z.object({ position: HoaPosition }).strict();
+
+/** MQTT `controller/<id>/set`: automation commands, same gates as REST. */
+export const ControllerSetCommand = z.discriminatedUnion('command', [
+  z
+    .object({
+      command: z.literal('start'),
+      duration_minutes: StartRequest.shape.duration_minutes,
+      notes: StartRequest.shape.notes,
+    })
+    .strict(),
+  z.object({ command: z.literal('stop'), reason: StopRequest.shape.reason }).strict(),
+  z.object({ command: z.literal('arm') }).strict(),
+  z.object({ command: z.literal('disarm') }).strict(),
+  z.object({ command: z.literal('override'), override_type: OverrideType.nullable() }).strict(),
+  z.object({ command: z.literal('clear_lockout') }).strict(),
+]);
+export type ControllerSetCommand = z.infer<typeof ControllerSetCommand>;
+
+/** MQTT `controller/<id>/event/<name>`: notification and webhook events. */
+export const ControllerEvent = z.object({
+  event: z.string().min(1).max(100),
+  event_id: z.string().min(1).max(64),
+  timestamp: UnixSeconds,
+  controller_id: TopicId,
+  data: z.record(z.string(), z.unknown()),
+});
+export type ControllerEvent = z.infer<typeof ControllerEvent>;
+
+export const SystemNotificationEventParam = NotificationEvent;

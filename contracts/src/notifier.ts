@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { NotifierUrl } from './relaynode.js';
+
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+const Name = z.string().min(1).max(100);
+
+/** Channel config per channel_type, field names exactly as the spec's table. */
+export const ChannelConfigs = {
+  telegram: z.object({ bot_token: z.string().min(1).max(200), chat_id: z.string().min(1).max(100) }).strict(),
+  slack: z.object({ webhook_url: HttpUrl }).strict(),
+  discord: z.object({ webhook_url: HttpUrl }).strict(),
+  email: z
+    .object({
+      smtp_host: z.string().min(1).max(255),
+      smtp_port: z.number().int().min(1).max(65535),
+      username: z.string().max(200).default(''),
+      password: z.string().max(200).default(''),
+      from_email: z.email().max(254),
+      to_emails: z.array(z.email().max(254)).min(1).max(50),
+    })
+    .strict(),
+  pushover: z.object({ user_key: z.string().min(1).max(100), api_token: z.string().min(1).max(100) }).strict(),
+  apprise: z.object({ urls: z.array(NotifierUrl).min(1).max(20) }).strict(),
+  webhook: z
+    .object({
+      url: HttpUrl,
+      headers: z.record(z.string().max(100), z.string().max(1000)).default({}),
+      method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'),
+    })
+    .strict(),
+} as const;
+
+/** Fields of each channel type that are write-only (masked on read, never logged). */
+export const SECRET_CONFIG_FIELDS: Record<keyof typeof ChannelConfigs, readonly string[]> = {
+  telegram: ['bot_token'],
+  slack: ['webhook_url'],
+  discord: ['webhook_url'],
+  email: ['password'],
+  pushover: ['user_key', 'api_token'],
+  apprise: ['urls'],
+  webhook: ['headers'],
+};
+
+export const ChannelInput = z.discriminatedUnion('channel_type', [
+  z.object({ name: Name, channel_type: z.literal('telegram'), config: ChannelConfigs.telegram, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('slack'), config: ChannelConfigs.slack, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('discord'), config: ChannelConfigs.discord, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('email'), config: ChannelConfigs.email, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('pushover'), config: ChannelConfigs.pushover, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('apprise'), config: ChannelConfigs.apprise, enabled: z.boolean().default(true) }).strict(),
+  z.object({ name: Name, channel_type: z.literal('webhook'), config: ChannelConfigs.webhook, enabled: z.boolean().default(true) }).strict(),
+]);
+export type ChannelInput = z.infer<typeof ChannelInput>;
+
+export const GroupInput = z
+  .object({
+    name: Name,
+    description: z.string().max(500).default(''),
+    channel_ids: z.array(z.number().int().positive()).max(100),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+export type GroupInput = z.infer<typeof GroupInput>;
+
+export const SystemNotificationSetting = z
+  .object({
+    enabled: z.boolean(),
+    channel_ids: z.array(z.number().int().positive()).max(100),
+    group_ids: z.array(z.number().int().positive()).max(100),
+    title_template: z.string().max(200),
+    body_template: z.string().max(4000),
+  })
+  .strict();
+export type SystemNotificationSetting = z.infer<typeof SystemNotificationSetting>;
+
+export const SendNotificationRequest = z
+  .object({
+    title: z.string().min(1).max(200),
+    body: z.string().min(1).max(4000),
+    channel_ids: z.array(z.number().int().positive()).min(1).max(100),
+  })
+  .strict();
+
+export const NotificationHistoryQuery = z
+  .object({ limit: z.coerce.number().int().min(1).max(1000).default(50) })
+  .strict();
