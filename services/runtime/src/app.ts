@@ -1,0 +1,118 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { formatIssues } from '@outpost/contracts';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from 'pino';
+import type { ZodError } from 'zod';
+import { mountDocs } from './docs.js';
+import { createMetrics, type Metrics, metricsMiddleware } from './metrics.js';
+
+/** A refusal with an HTTP status and the `detail` a client shows. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export interface AppOptions {
+  service: string;
+  version: string;
+  logger: Logger;
+  title?: string;
+  description?: string;
+  /** Extra fields of GET /health, e.g. `{ broker: 'connected', database: 'connected' }`. */
+  health?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Largest request body in bytes; larger bodies get 413. */
+  bodyLimit?: number;
+  metrics?: Metrics;
+  /** Paths not logged per request (health probes, metrics scrapes). */
+  quietPaths?: string[];
+}
+
+export type OutpostApp = OpenAPIHono & { metrics: Metrics };
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** Validation failures from zod become 422 with every bad field named. */
+export function validationHook(result: { success: boolean; error?: ZodError }, c: Context) {
+  if (!result.success && result.error) return c.json({ detail: formatIssues(result.error) }, 422);
+  return undefined;
+}
+
+/**
+ * The gateway every service builds on: health, metrics, OpenAPI with local docs, request logging,
+ * bounded bodies and one error mapping to `{detail}`.
+ */
+export function createApp(opts: AppOptions): OutpostApp {
+  const started = Date.now();
+  const log = opts.logger.child({ component: 'http' });
+  const metrics = opts.metrics ?? createMetrics(opts.service);
+  const quiet = new Set(opts.quietPaths ?? ['/health', '/metrics']);
+  const app = new OpenAPIHono({ defaultHook: validationHook }) as OutpostApp;
+  app.metrics = metrics;
+
+  app.use('*', async (c, next) => {
+    const start = performance.now();
+    await next();
+    if (quiet.has(c.req.path)) return;
+    log.info(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: +(performance.now() - start).toFixed(2) },
+      'request',
+    );
+  });
+  app.use('*', metricsMiddleware(metrics));
+  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      onError: (c) => c.json({ detail: `Request body larger than ${opts.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes` }, 413),
+    }),
+  );
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+      return c.json({ detail: err.detail }, err.status);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status as ContentfulStatusCode;
+      const detail = err.message || (status === 400 ? 'Bad request' : 'Request refused');
+      return c.json({ detail }, status);
+    }
+    if (err instanceof SyntaxError) return c.json({ detail: 'Malformed JSON in request body' }, 400);
+    log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
+    return c.json({ detail: 'Internal server error' }, 500);
+  });
+  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+
+  app.get('/health', async (c) => {
+    const extra = opts.health ? await opts.health() : {};
+    return c.json({
+      status: 'healthy',
+      service: opts.service,
+      version: opts.version,
+      uptime_seconds: Math.floor((Date.now() - started) / 1000),
+      ...extra,
+    });
+  });
+  app.get('/metrics', async (c) =>
+    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  );
+
+  const title = opts.title ?? `Outpost ${opts.service}`;
+  app.doc('/api/openapi.json', {
+    openapi: '3.0.3',
+    info: { title, version: opts.version, description: opts.description },
+  });
+  mountDocs(app, title);
+  return app;
+}

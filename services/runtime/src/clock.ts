@@ -1,0 +1,98 @@
+/**
+ * Time as a dependency. Every timeout and schedule reads a Clock so tests of a 30 s failsafe or a
+ * 480 min runtime limit advance time instead of waiting for it.
+ */
+export type TimerHandle = { readonly __timer: unique symbol } | object;
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle | undefined | null): void;
+  setInterval(fn: () => void, ms: number): TimerHandle;
+  clearInterval(handle: TimerHandle | undefined | null): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
+  clearTimeout: (h) => {
+    if (h) clearTimeout(h as NodeJS.Timeout);
+  },
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (h) => {
+    if (h) clearInterval(h as NodeJS.Timeout);
+  },
+};
+
+interface ManualTimer {
+  id: number;
+  due: number;
+  fn: () => void;
+  every: number | null;
+}
+
+/** A clock that only moves when told to; due timers fire in order, synchronously, inside advance(). */
+export class ManualClock implements Clock {
+  private current: number;
+  private nextId = 1;
+  private timers = new Map<number, ManualTimer>();
+
+  constructor(startMs = Date.UTC(2026, 0, 1)) {
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    return this.add(fn, ms, null);
+  }
+
+  setInterval(fn: () => void, ms: number): TimerHandle {
+    return this.add(fn, ms, Math.max(1, ms));
+  }
+
+  clearTimeout(handle: TimerHandle | undefined | null): void {
+    if (handle && typeof (handle as { id?: unknown }).id === 'number') {
+      this.timers.delete((handle as { id: number }).id);
+    }
+  }
+
+  clearInterval(handle: TimerHandle | undefined | null): void {
+    this.clearTimeout(handle);
+  }
+
+  /** Moves time forward by ms, firing every timer that falls due on the way. */
+  advance(ms: number): void {
+    this.set(this.current + ms);
+  }
+
+  /** Moves time to an absolute instant (never backwards), firing due timers in order. */
+  set(targetMs: number): void {
+    for (;;) {
+      let next: ManualTimer | undefined;
+      for (const t of this.timers.values()) {
+        if (t.due <= targetMs && (!next || t.due < next.due || (t.due === next.due && t.id < next.id))) next = t;
+      }
+      if (!next) break;
+      this.current = Math.max(this.current, next.due);
+      if (next.every !== null) next.due += next.every;
+      else this.timers.delete(next.id);
+      next.fn();
+    }
+    this.current = Math.max(this.current, targetMs);
+  }
+
+  /** Number of pending timers, for assertions that nothing is left scheduled. */
+  pending(): number {
+    return this.timers.size;
+  }
+
+  private add(fn: () => void, ms: number, every: number | null): TimerHandle {
+    const timer: ManualTimer = { id: this.nextId++, due: this.current + Math.max(0, ms), fn, every };
+    this.timers.set(timer.id, timer);
+    return { id: timer.id };
+  }
+}

@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Swagger UI and Redoc from the installed npm packages, never a CDN: a Pi in a generator shed is
+ * often offline, and the docs must still open.
+ */
+const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
+  'swagger-ui.css': { pkg: 'swagger-ui-dist', file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
+  'swagger-ui-bundle.js': {
+    pkg: 'swagger-ui-dist',
+    file: 'swagger-ui-bundle.js',
+    type: 'text/javascript; charset=utf-8',
+  },
+  'redoc.standalone.js': { pkg: 'redoc', file: 'bundles/redoc.standalone.js', type: 'text/javascript; charset=utf-8' },
+};
+
+const cache = new Map<string, Buffer>();
+
+async function asset(name: string): Promise<Buffer | null> {
+  const spec = ASSETS[name];
+  if (!spec) return null;
+  let body = cache.get(name);
+  if (!body) {
+    const root = dirname(require.resolve(`${spec.pkg}/package.json`));
+    body = await readFile(join(root, spec.file));
+    cache.set(name, body);
+  }
+  return body;
+}
+
+const page = (title: string, head: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`;
+
+export function mountDocs(app: OpenAPIHono, title: string, specPath = '/api/openapi.json'): void {
+  app.get('/api/docs/assets/init.js', (c) =>
+    c.body(
+      `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true });`,
+      200,
+      { 'content-type': 'text/javascript; charset=utf-8' },
+    ),
+  );
+  app.get('/api/docs/assets/:name', async (c) => {
+    const body = await asset(c.req.param('name'));
+    if (!body) return c.json({ detail: 'Not found' }, 404);
+    const spec = ASSETS[c.req.param('name')]!;
+    return c.body(new Uint8Array(body), 200, {
+      'content-type': spec.type,
+      'cache-control': 'public, max-age=86400',
+    });
+  });
+  app.get('/api/docs', (c) =>
+    c.html(
+      page(
+        `${title} — API`,
+        '<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css">',
+        '<div id="swagger-ui"></div><script src="/api/docs/assets/swagger-ui-bundle.js"></script><script src="/api/docs/assets/init.js"></script>',
+      ),
+    ),
+  );
+  app.get('/api/redoc', (c) =>
+    c.html(
+      page(
+        `${title} — API reference`,
+        '',
+        `<redoc spec-url="${specPath}"></redoc><script src="/api/docs/assets/redoc.standalone.js"></script>`,
+      ),
+    ),
+  );
+}

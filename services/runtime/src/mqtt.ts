@@ -1,0 +1,219 @@
+import {
+  decodePayload,
+  encodePayload,
+  type PayloadInput,
+  type PayloadOf,
+  parseTopic,
+  TOPICS,
+  type TopicKey,
+  type TopicParams,
+  topicFilter,
+  topicFor,
+} from '@outpost/contracts';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { Logger } from 'pino';
+
+export class NotConnectedError extends Error {
+  constructor(topic: string) {
+    super(`MQTT broker not connected; refusing to publish command on ${topic}`);
+    this.name = 'NotConnectedError';
+  }
+}
+
+export interface MqttOptions {
+  url: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  prefix?: string;
+  /** First level of this process's own topics: controller, relaynode, simulator, … */
+  service: string;
+  id: string;
+  logger: Logger;
+  clientId?: string;
+  /** false keeps a persistent session so QoS 1 messages sent while offline arrive on reconnect. */
+  clean?: boolean;
+  reconnectPeriodMs?: number;
+  connectTimeoutMs?: number;
+  /** Resolve createMqtt before the first connection (the client keeps retrying in the background). */
+  waitForConnect?: boolean;
+}
+
+type Handler<K extends TopicKey> = (payload: PayloadOf<K>, params: TopicParams<K>, topic: string) => void | Promise<void>;
+
+interface Subscription {
+  key: TopicKey;
+  filter: string;
+  qos: 0 | 1;
+  handler: Handler<TopicKey>;
+}
+
+/**
+ * The one MQTT connection of a service: birth and last will on `<svc>/<id>/availability`, explicit
+ * `offline` on a clean close, typed publish/subscribe over the contracts' topic map, and no command
+ * publishing while disconnected (a queued ON delivered late is exactly what must never happen).
+ */
+export class OutpostMqtt {
+  readonly client: MqttClient;
+  readonly prefix: string;
+  readonly availabilityTopic: string;
+  private readonly subs: Subscription[] = [];
+  private readonly log: Logger;
+  private closed = false;
+
+  constructor(private readonly opts: MqttOptions) {
+    this.prefix = opts.prefix ?? 'outpost';
+    this.log = opts.logger.child({ component: 'mqtt' });
+    this.availabilityTopic = topicFor('availability', { svc: opts.service, id: opts.id }, this.prefix);
+    const options: IClientOptions = {
+      clientId: opts.clientId ?? `${opts.service}-${opts.id}-${process.pid}`,
+      username: opts.username,
+      password: opts.password,
+      clean: opts.clean ?? true,
+      reconnectPeriod: opts.reconnectPeriodMs ?? 1000,
+      connectTimeout: opts.connectTimeoutMs ?? 5000,
+      protocolVersion: 4,
+      resubscribe: true,
+      // Messages published while offline are dropped by publish() for commands; telemetry is not worth queueing.
+      queueQoSZero: false,
+      will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
+    };
+    this.client = mqtt.connect(opts.url, options);
+    this.client.on('connect', (ack) => {
+      this.log.info({ url: redactUrl(opts.url), sessionPresent: ack.sessionPresent }, 'broker connected');
+      this.client.publish(this.availabilityTopic, 'online', { qos: 1, retain: true });
+    });
+    this.client.on('close', () => {
+      if (!this.closed) this.log.warn('broker connection closed');
+    });
+    this.client.on('error', (err) => this.log.warn({ err: err.message }, 'broker error'));
+    this.client.on('message', (topic, payload) => this.dispatch(topic, payload));
+  }
+
+  get connected(): boolean {
+    return this.client.connected;
+  }
+
+  onConnect(fn: () => void): void {
+    this.client.on('connect', () => fn());
+  }
+
+  onDisconnect(fn: () => void): void {
+    this.client.on('close', () => fn());
+  }
+
+  /** Resolves on the first successful connection, or rejects after timeoutMs. */
+  waitConnected(timeoutMs = 10_000): Promise<void> {
+    if (this.client.connected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.client.off('connect', ok);
+        reject(new Error(`MQTT broker at ${redactUrl(this.opts.url)} not reachable within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const ok = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.client.once('connect', ok);
+    });
+  }
+
+  topic<K extends TopicKey>(key: K, params: TopicParams<K>): string {
+    return topicFor(key, params, this.prefix);
+  }
+
+  /** Validates the payload against the contract and publishes with the topic's retain and QoS. */
+  async publish<K extends TopicKey>(
+    key: K,
+    params: TopicParams<K>,
+    payload: PayloadInput<K>,
+    opts: { retain?: boolean } = {},
+  ): Promise<void> {
+    const spec = TOPICS[key];
+    const topic = topicFor(key, params, this.prefix);
+    const body = encodePayload(key, payload);
+    if (spec.command && !this.client.connected) throw new NotConnectedError(topic);
+    if (!this.client.connected && spec.qos === 0) return;
+    await this.client.publishAsync(topic, body, { qos: spec.qos, retain: opts.retain ?? spec.retain });
+  }
+
+  /** Publishes an arbitrary payload (HA discovery removal, raw strings); prefer publish(). */
+  async publishRaw(topic: string, payload: string | Buffer, opts: { qos?: 0 | 1; retain?: boolean } = {}): Promise<void> {
+    await this.client.publishAsync(topic, payload, { qos: opts.qos ?? 1, retain: opts.retain ?? false });
+  }
+
+  /** Subscribes to a topic of the contract; omitted params become `+`. Bad payloads are logged and dropped. */
+  async subscribe<K extends TopicKey>(key: K, params: Partial<TopicParams<K>>, handler: Handler<K>): Promise<void> {
+    const filter = topicFilter(key, params, this.prefix);
+    const qos = TOPICS[key].qos;
+    this.subs.push({ key, filter, qos, handler: handler as unknown as Handler<TopicKey> });
+    if (this.client.connected) await this.client.subscribeAsync(filter, { qos });
+    else this.client.once('connect', () => void this.client.subscribe(filter, { qos }));
+  }
+
+  private dispatch(topic: string, payload: Buffer): void {
+    for (const sub of this.subs) {
+      const params = parseTopic(sub.key, topic, this.prefix);
+      if (!params) continue;
+      const decoded = decodePayload(sub.key, payload);
+      if (!decoded.ok) {
+        this.log.warn({ topic, error: decoded.error, bytes: payload.length }, 'dropped malformed payload');
+        continue;
+      }
+      try {
+        const out = sub.handler(decoded.value, params, topic);
+        if (out && typeof (out as Promise<void>).catch === 'function') {
+          (out as Promise<void>).catch((err: unknown) => this.log.error({ err, topic }, 'message handler failed'));
+        }
+      } catch (err) {
+        this.log.error({ err, topic }, 'message handler failed');
+      }
+    }
+  }
+
+  /** Publishes `offline` (the will covers a crash) and disconnects. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.client.connected) {
+      try {
+        await withTimeout(this.client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000);
+      } catch {
+        // Broker went away during shutdown: the last will says offline for us.
+      }
+    }
+    await this.client.endAsync(false);
+  }
+}
+
+export async function createMqtt(opts: MqttOptions): Promise<OutpostMqtt> {
+  const bus = new OutpostMqtt(opts);
+  if (opts.waitForConnect !== false) await bus.waitConnected(opts.connectTimeoutMs ?? 10_000);
+  return bus;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** The URL without credentials, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = 'redacted';
+    return u.toString();
+  } catch {
+    return '[unparseable url]';
+  }
+}

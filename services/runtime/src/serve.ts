@@ -1,0 +1,38 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  server: ReturnType<typeof serve>;
+  close(): Promise<void>;
+}
+
+/** Listens and resolves once the port is bound (port 0 picks a free one); rejects on EADDRINUSE. */
+export function serveApp(
+  app: Pick<Hono, 'fetch'>,
+  opts: { port: number; host?: string },
+  onServer?: (server: ReturnType<typeof serve>) => void,
+): Promise<RunningServer> {
+  const host = opts.host ?? '0.0.0.0';
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: opts.port, hostname: host }, (info: AddressInfo) => {
+      server.off('error', reject);
+      const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+      resolve({
+        port: info.port,
+        url: `http://${shown}:${info.port}`,
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            const s = server as unknown as { closeAllConnections?: () => void };
+            server.close(() => done());
+            s.closeAllConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+    onServer?.(server);
+  });
+}

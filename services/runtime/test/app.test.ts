@@ -1,0 +1,122 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createApp, HttpError } from '../src/app.js';
+
+function makeApp() {
+  const app = createApp({
+    service: 'demo',
+    version: '1.2.3',
+    logger: pino({ level: 'silent' }),
+    bodyLimit: 1024,
+    health: () => ({ broker: 'connected' }),
+  });
+  const Body = z.object({ minutes: z.number().int().min(1).max(1440), notes: z.string().max(5).optional() }).strict();
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/things',
+      request: { body: { content: { 'application/json': { schema: Body } }, required: true } },
+      responses: { 200: { description: 'ok', content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } } } },
+    }),
+    (c) => c.json({ ok: true }, 200),
+  );
+  app.get('/api/refuse', () => {
+    throw new HttpError(409, 'Cannot start - automation is not armed');
+  });
+  app.get('/api/boom', () => {
+    throw new Error('internal detail that must not leak');
+  });
+  return app;
+}
+
+const post = (app: ReturnType<typeof makeApp>, body: string) =>
+  app.request('/api/things', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+
+describe('createApp', () => {
+  it('answers /health with status and extras', async () => {
+    const res = await makeApp().request('/health');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'healthy', service: 'demo', version: '1.2.3', broker: 'connected' });
+  });
+
+  it('maps unparseable JSON to 400 {detail}', async () => {
+    const res = await post(makeApp(), '{"minutes": ');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ detail: expect.any(String) });
+  });
+
+  it('maps schema violations to 422 naming each field', async () => {
+    const res = await post(makeApp(), JSON.stringify({ minutes: 0, notes: 'far too long' }));
+    expect(res.status).toBe(422);
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toMatch(/minutes: /);
+    expect(detail).toMatch(/notes: /);
+  });
+
+  it('accepts a valid body', async () => {
+    const res = await post(makeApp(), JSON.stringify({ minutes: 30 }));
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses oversized bodies with 413', async () => {
+    const res = await post(makeApp(), JSON.stringify({ minutes: 1, pad: 'x'.repeat(4096) }));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toHaveProperty('detail');
+  });
+
+  it('maps HttpError to its status and detail', async () => {
+    const res = await makeApp().request('/api/refuse');
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ detail: 'Cannot start - automation is not armed' });
+  });
+
+  it('hides internal errors behind a generic 500 detail', async () => {
+    const res = await makeApp().request('/api/boom');
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(await res.json())).not.toContain('internal detail');
+  });
+
+  it('answers unknown paths with 404 {detail}', async () => {
+    const res = await makeApp().request('/api/nothing');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toHaveProperty('detail');
+  });
+
+  it('publishes an OpenAPI document with the documented routes', async () => {
+    const doc = (await (await makeApp().request('/api/openapi.json')).json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, unknown>;
+    };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.version).toBe('1.2.3');
+    expect(doc.paths).toHaveProperty('/api/things');
+  });
+
+  it('serves the docs and their assets locally, with no CDN reference', async () => {
+    const app = makeApp();
+    for (const path of ['/api/docs', '/api/redoc']) {
+      const html = await (await app.request(path)).text();
+      expect(html).not.toMatch(/https?:\/\//);
+    }
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'redoc.standalone.js', 'init.js']) {
+      const res = await app.request(`/api/docs/assets/${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10);
+    }
+  });
+
+  it('exposes Prometheus metrics including HTTP timings by route', async () => {
+    const app = makeApp();
+    await app.request('/health');
+    const text = await (await app.request('/metrics')).text();
+    expect(text).toMatch(/process_cpu_user_seconds_total/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/health"/);
+  });
+
+  it('sets security headers', async () => {
+    const res = await makeApp().request('/health');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
