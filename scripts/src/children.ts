@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const COLORS = [36, 35, 33, 32, 34, 31];
+const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+
+/** One pino JSON line as `info  message  key=value …`; anything else unchanged. */
+export function formatLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const rec = JSON.parse(line) as Record<string, unknown>;
+    const { level, msg, time, pid, hostname, service, name, component, ...rest } = rec;
+    const lvl = typeof level === 'number' ? (LEVELS[level] ?? String(level)) : String(level ?? '');
+    const extra = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+    return [lvl.padEnd(5), component ? `[${component}]` : '', msg ?? '', extra].filter(Boolean).join(' ');
+  } catch {
+    return line;
+  }
+}
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+let colorIndex = 0;
+
+/** Starts a node process whose output lines are prefixed with its name. */
+export function startChild(name: string, script: string, env: NodeJS.ProcessEnv, cwd: string): Child {
+  const proc = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const color = COLORS[colorIndex++ % COLORS.length];
+  const label = name.padEnd(10);
+  const prefix = useColor ? `\u001b[${color}m${label}\u001b[0m│ ` : `${label}│ `;
+  for (const stream of [proc.stdout, proc.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix}${formatLine(line)}\n`));
+  }
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { name, proc, exited };
+}
+
+/** SIGTERM, then SIGKILL after graceMs if it is still there. */
+export async function stopChild(child: Child, graceMs = 10_000): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}

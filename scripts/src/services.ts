@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ServiceDef {
+  name: string;
+  /** Environment variable for its port, and the port used when it is unset. */
+  portEnv: string;
+  defaultPort: number;
+  mqttUser: string;
+  /** Extra environment this service gets from the launcher's secrets. */
+  env: (ctx: LaunchContext) => Record<string, string>;
+}
+
+export interface LaunchContext {
+  secrets: { JWT_SECRET: string; RELAYNODE_API_SECRET: string; ADMIN_PASSWORD: string };
+  adminUsername: string;
+  ports: Record<string, number>;
+  host: string;
+}
+
+const localUrl = (ctx: LaunchContext, name: string) =>
+  ctx.ports[name] !== undefined ? `http://127.0.0.1:${ctx.ports[name]}` : '';
+
+/** Every service the launcher knows, in start order; only those that are built get started. */
+export const SERVICES: ServiceDef[] = [
+  {
+    name: 'notifier',
+    portEnv: 'NOTIFIER_PORT',
+    defaultPort: 8002,
+    mqttUser: 'notifier',
+    env: () => ({}),
+  },
+  {
+    name: 'relay-node',
+    portEnv: 'RELAYNODE_PORT',
+    defaultPort: 8001,
+    mqttUser: 'relaynode',
+    env: (ctx) => ({ RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET }),
+  },
+  {
+    name: 'controller',
+    portEnv: 'CONTROLLER_PORT',
+    defaultPort: 8000,
+    mqttUser: 'controller',
+    env: (ctx) => ({
+      JWT_SECRET: ctx.secrets.JWT_SECRET,
+      RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
+      ADMIN_USERNAME: ctx.adminUsername,
+      ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD,
+      NOTIFIER_URL: localUrl(ctx, 'notifier'),
+      RELAYNODE_URL: localUrl(ctx, 'relay-node'),
+    }),
+  },
+  {
+    name: 'simulator',
+    portEnv: 'SIMULATOR_PORT',
+    defaultPort: 8080,
+    mqttUser: 'simulator',
+    env: (ctx) => ({ USERNAME: ctx.adminUsername, PASSWORD: ctx.secrets.ADMIN_PASSWORD }),
+  },
+  {
+    name: 'dashboard',
+    portEnv: 'DASHBOARD_PORT',
+    defaultPort: 8090,
+    mqttUser: 'dashboard',
+    env: () => ({}),
+  },
+];
+
+export function mainFile(root: string, name: string): string {
+  return join(root, 'services', name, 'dist', 'main.js');
+}
+
+/** The services that exist in this checkout (built, with an entry point). */
+export function availableServices(root: string): ServiceDef[] {
+  return SERVICES.filter((s) => existsSync(mainFile(root, s.name)));
+}

@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mqtt from 'mqtt';
+import { afterAll, describe, expect, it } from 'vitest';
+import { availableServices, mainFile } from '../src/services.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const launcher = join(root, 'scripts', 'dist', 'start.js');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = createServer();
+    s.once('error', () => res(true));
+    s.listen(port, '127.0.0.1', () => s.close(() => res(false)));
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function childPids(pid: number): number[] {
+  const path = `/proc/${pid}/task/${pid}/children`;
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+interface Run {
+  proc: ChildProcess;
+  output: () => string;
+  ready: Promise<string>;
+}
+
+function launch(env: Record<string, string>, args: string[] = []): Run {
+  let out = '';
+  const proc = spawn(process.execPath, [launcher, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = new Promise<string>((res, rej) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('Press Ctrl-C to stop.')) res(out);
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => rej(new Error(`launcher exited ${code} before ready:\n${out}`)));
+  });
+  return { proc, output: () => out, ready };
+}
+
+describe('npm start launcher', () => {
+  it('starts the broker and every built service, prints their URLs, and leaves nothing behind on Ctrl-C', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-launch-'));
+    dirs.push(dataDir);
+    const ports = {
+      MQTT_PORT: await freePort(),
+      MQTT_WS_PORT: await freePort(),
+      CONTROLLER_PORT: await freePort(),
+      RELAYNODE_PORT: await freePort(),
+      NOTIFIER_PORT: await freePort(),
+      SIMULATOR_PORT: await freePort(),
+      DASHBOARD_PORT: await freePort(),
+    };
+    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+    const started = Date.now();
+    const run = launch(env);
+    const out = await run.ready;
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(out).toContain(`mqtt://127.0.0.1:${ports.MQTT_PORT}`);
+    expect(out).toContain(`ws://127.0.0.1:${ports.MQTT_WS_PORT}`);
+
+    // Secrets: created once, private.
+    const secretsPath = join(dataDir, 'secrets.json');
+    expect(statSync(secretsPath).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'mqtt-users.json')).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(secretsPath, 'utf8'));
+
+    // The broker takes the generated credentials and refuses wrong ones.
+    const good = await mqtt.connectAsync(`mqtt://127.0.0.1:${ports.MQTT_PORT}`, {
+      username: 'viewer',
+      password: secrets.mqtt.viewer,
+      reconnectPeriod: 0,
+    });
+    await good.endAsync();
+    await expect(
+      mqtt.connectAsync(`mqtt://127.0.0.1:${ports.MQTT_PORT}`, { username: 'viewer', password: 'wrong', reconnectPeriod: 0 }),
+    ).rejects.toThrow();
+
+    // One line per built service, each healthy.
+    for (const s of availableServices(root)) {
+      const port = ports[s.portEnv as keyof typeof ports];
+      expect(out).toContain(`http://127.0.0.1:${port}`);
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(res.status, s.name).toBe(200);
+      expect(((await res.json()) as { status: string }).status).toBe('healthy');
+    }
+
+    const kids = childPids(run.proc.pid!);
+    expect(kids.length).toBe(1 + availableServices(root).length);
+    const exited = new Promise<number | null>((res) => run.proc.once('exit', (code) => res(code)));
+    run.proc.kill('SIGINT');
+    expect(await exited).toBe(0);
+    for (const pid of kids) expect(alive(pid), `child ${pid} still running`).toBe(false);
+    for (const [name, port] of Object.entries(ports)) expect(await listening(port), `${name} ${port} still open`).toBe(false);
+
+    // Second run: same secrets, password not printed again.
+    const again = launch(env);
+    const out2 = await again.ready;
+    expect(JSON.parse(readFileSync(secretsPath, 'utf8'))).toEqual(secrets);
+    expect(out2).not.toContain(secrets.ADMIN_PASSWORD);
+    const exited2 = new Promise((res) => again.proc.once('exit', res));
+    again.proc.kill('SIGTERM');
+    await exited2;
+  }, 180_000);
+
+  it('refuses an unknown service name with the list of services', () => {
+    const out = spawnSync(process.execPath, [launcher, 'toaster'], {
+      env: { PATH: process.env.PATH, DATA_DIR: mkdtempSync(join(tmpdir(), 'outpost-launch-')) },
+      encoding: 'utf8',
+    });
+    expect(out.status).toBe(1);
+    expect(out.stderr).toMatch(/unknown service "toaster"; services: notifier, relay-node, controller/);
+  });
+
+  it('stops with one line naming a bad variable', () => {
+    const out = spawnSync(process.execPath, [launcher], {
+      env: { PATH: process.env.PATH, MQTT_PORT: 'eighteen83', DATA_DIR: mkdtempSync(join(tmpdir(), 'outpost-launch-')) },
+      encoding: 'utf8',
+    });
+    expect(out.status).toBe(1);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr).toMatch(/Invalid environment variable MQTT_PORT/);
+  });
+
+  it.each(['broker', ...availableServices(root).map((s) => s.name)])(
+    '%s stops at start with one clear line naming a bad variable',
+    (name) => {
+      const script = name === 'broker' ? join(root, 'broker', 'dist', 'main.js') : mainFile(root, name);
+      const out = spawnSync(process.execPath, [script], {
+        env: {
+          PATH: process.env.PATH,
+          LOG_LEVEL: 'shouting',
+          DATA_DIR: mkdtempSync(join(tmpdir(), 'outpost-bad-')),
+          JWT_SECRET: 'x'.repeat(48),
+          RELAYNODE_API_SECRET: 'y'.repeat(48),
+          MQTT_ALLOW_ANONYMOUS: 'true',
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(out.status).toBe(1);
+      const lines = out.stderr.trim().split('\n');
+      expect(lines, out.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/LOG_LEVEL/);
+    },
+  );
+});
