@@ -61,6 +61,7 @@ export type TopicParams<K extends TopicKey> = { [P in ParamNames<(typeof TOPICS)
 
 export const DEFAULT_PREFIX = 'outpost';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what a topic level must not contain
 const LEVEL = /^[^/#+\u0000]+$/;
 
 function fill(template: string, params: Record<string, string>, wildcard: boolean): string {
