@@ -1,0 +1,219 @@
+import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
+import type { Registry } from 'prom-client';
+import { canPublish, canSubscribe, checkPublishCommon, DEFAULT_TOPIC_PREFIX, type Verdict } from './acl.js';
+import { type Listener, listenTcp, listenWebSocket } from './listeners.js';
+import { createRedisBackplane, type RedisBackplane } from './redis.js';
+import { BrokerCounters, createBrokerRegistry, publishSysStats } from './stats.js';
+import { type MqttUser, type Principal, type UsersFile, verifyPassword } from './users.js';
+
+/** The subset of a pino logger the broker uses. */
+export interface BrokerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface StartBrokerOptions {
+  /** TCP port; 0 picks a free one. Default 1883. */
+  port?: number;
+  /** WebSocket port; 0 picks a free one; false: no WebSocket listener. Default 9001 (0 when `port` is 0). */
+  wsPort?: number | false;
+  host?: string;
+  /** Given: every client must log in and the ACL applies. Null/absent: no authentication, no ACL. */
+  users?: UsersFile | null;
+  /** With `users`: clients without credentials may connect, as read-only viewers. */
+  allowAnonymous?: boolean;
+  prefix?: string;
+  /** Share sessions, retained messages and delivery with other broker processes through Redis. */
+  redisUrl?: string;
+  /** Prefix of every stored Redis key. Default `<prefix>:`. */
+  redisPrefix?: string;
+  /** Broker id (aedes' own is random); one per process in a Redis cluster. */
+  id?: string;
+  logger?: BrokerLogger;
+  /** How often $SYS/broker/... is republished. Default 10 s. */
+  statsIntervalMs?: number;
+}
+
+export interface RunningBroker {
+  url: string;
+  wsUrl: string | null;
+  port: number;
+  wsPort: number | null;
+  aedes: Aedes;
+  registry: Registry;
+  close(): Promise<void>;
+}
+
+const RC_IDENTIFIER_REJECTED = 2;
+const RC_BAD_CREDENTIALS = 4;
+const RC_NOT_AUTHORIZED = 5;
+
+const silent: BrokerLogger = { info() {}, warn() {}, debug() {} };
+
+function authError(message: string, returnCode: number): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+function liveClients(aedes: Aedes | undefined): Record<string, Client> {
+  return (aedes as unknown as { clients?: Record<string, Client> } | undefined)?.clients ?? {};
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+// Compared against when the username is unknown, so a wrong username costs as much as a wrong password.
+const DUMMY_USER = { salt: '00'.repeat(16), hash: '00'.repeat(32) };
+
+const ANONYMOUS_VIEWER: Principal = { username: '(anonymous)', role: 'viewer', id: '*' };
+
+export async function startBroker(opts: StartBrokerOptions = {}): Promise<RunningBroker> {
+  const host = opts.host ?? '0.0.0.0';
+  const prefix = opts.prefix ?? DEFAULT_TOPIC_PREFIX;
+  const log = opts.logger ?? silent;
+  const users = opts.users ? new Map<string, MqttUser>(opts.users.users.map((u) => [u.username, u])) : null;
+  const principals = new WeakMap<Client, Principal>();
+  const connectPackets = new WeakMap<Client, ConnectPacket>();
+  const counters = new BrokerCounters();
+
+  const refused = (client: Client | null, what: string, verdict: Verdict & { ok: false }) => {
+    const who = client ? principals.get(client) : undefined;
+    log.warn({ clientId: client?.id, username: who?.username, reason: verdict.reason }, `refused ${what}`);
+  };
+
+  const hooks: AedesOptions = {
+    preConnect(client, packet, done) {
+      connectPackets.set(client, packet);
+      done(null, true);
+    },
+    authenticate(client, username, password, done) {
+      if (!users) return done(null, true);
+      if (username === undefined || username === '') {
+        if (opts.allowAnonymous) {
+          principals.set(client, ANONYMOUS_VIEWER);
+          return done(null, true);
+        }
+        log.warn({ clientId: client.id }, 'refused connection without credentials');
+        return done(authError('credentials required', RC_NOT_AUTHORIZED), false);
+      }
+      const user = users.get(username);
+      verifyPassword(user ?? DUMMY_USER, password ?? Buffer.alloc(0)).then((good) => {
+        if (!user || !good) {
+          log.warn({ clientId: client.id, username }, 'refused connection: bad username or password');
+          return done(authError('bad username or password', RC_BAD_CREDENTIALS), false);
+        }
+        const principal: Principal = { username: user.username, role: user.role, id: user.id };
+        // aedes hands a client id to whoever connects last; do not let one user kick another off.
+        const holder = liveClients(aedes)[client.id];
+        const holderName = holder && holder !== client ? principals.get(holder)?.username : undefined;
+        if (holderName !== undefined && holderName !== username) {
+          log.warn(
+            { clientId: client.id, username, holder: holderName },
+            'refused connection: client id in use',
+          );
+          return done(authError('client id in use by another user', RC_IDENTIFIER_REJECTED), false);
+        }
+        // The will is published later on the client's behalf, so it must pass the ACL now.
+        const will = connectPackets.get(client)?.will;
+        if (will) {
+          const verdict = canPublish(principal, will.topic, Boolean(will.retain), prefix);
+          if (!verdict.ok) {
+            log.warn({ clientId: client.id, username, reason: verdict.reason }, 'refused connection: will');
+            return done(authError(`will refused: ${verdict.reason}`, RC_NOT_AUTHORIZED), false);
+          }
+        }
+        principals.set(client, principal);
+        done(null, true);
+      });
+    },
+    authorizePublish(client, packet, done) {
+      const retain = Boolean(packet.retain);
+      let verdict = checkPublishCommon(packet.topic, retain, prefix);
+      if (verdict.ok && users && client) {
+        const who = principals.get(client);
+        verdict = who
+          ? canPublish(who, packet.topic, retain, prefix)
+          : { ok: false, reason: 'not logged in' };
+      }
+      if (!verdict.ok) {
+        refused(client, `publish to ${packet.topic}`, verdict);
+        // aedes answers an error here by closing the connection (MQTT 3.1.1 has no publish NACK).
+        return done(new Error(verdict.reason));
+      }
+      // Counted here rather than on aedes' 'publish' event, which fires after delivery and after PUBACK.
+      counters.received++;
+      done(null);
+    },
+    authorizeSubscribe(client, sub, done) {
+      if (users) {
+        const who = principals.get(client);
+        const verdict = who
+          ? canSubscribe(who, sub.topic, prefix)
+          : { ok: false as const, reason: 'not logged in' };
+        if (!verdict.ok) {
+          refused(client, `subscribe to ${sub.topic}`, verdict);
+          // null: SUBACK carries 0x80 for this filter, the connection stays up.
+          return done(null, null);
+        }
+      }
+      done(null, sub);
+    },
+    authorizeForward(_client, packet) {
+      counters.sent++;
+      return packet;
+    },
+  };
+
+  let redis: RedisBackplane | null = null;
+  if (opts.redisUrl) redis = createRedisBackplane(opts.redisUrl, opts.redisPrefix ?? `${prefix}:`);
+
+  const aedes = await Aedes.createBroker({
+    ...hooks,
+    ...(opts.id ? { id: opts.id } : {}),
+    ...(redis ? { persistence: redis.persistence, mq: redis.mq } : {}),
+  });
+  aedes.on('clientError', (client, err) =>
+    log.debug({ clientId: client?.id, err: err.message }, 'client error'),
+  );
+  aedes.on('connectionError', (client, err) =>
+    log.debug({ clientId: client?.id, err: err.message }, 'connection error'),
+  );
+
+  const listeners: Listener[] = [];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(statsTimer);
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    await Promise.all(listeners.map((l) => l.close()));
+    await redis?.close();
+  };
+
+  publishSysStats(aedes, counters);
+  const statsTimer = setInterval(() => publishSysStats(aedes, counters), opts.statsIntervalMs ?? 10_000);
+  statsTimer.unref();
+
+  try {
+    const tcp = await listenTcp(aedes, opts.port ?? 1883, host);
+    listeners.push(tcp);
+    // A random TCP port (tests) implies a random WebSocket port, so parallel brokers never collide on 9001.
+    const wsPort = opts.wsPort ?? (opts.port === 0 ? 0 : 9001);
+    const ws = wsPort === false ? null : await listenWebSocket(aedes, wsPort, host);
+    if (ws) listeners.push(ws);
+    const h = hostForUrl(host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host);
+    return {
+      url: `mqtt://${h}:${tcp.port}`,
+      wsUrl: ws ? `ws://${h}:${ws.port}` : null,
+      port: tcp.port,
+      wsPort: ws ? ws.port : null,
+      aedes,
+      registry: createBrokerRegistry(aedes, counters),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,33 @@
+import { envBool, parseConfig } from '@outpost/runtime';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const BrokerEnv = z.object({
+  MQTT_PORT: port.default(1883),
+  MQTT_WS_PORT: port.default(9001),
+  MQTT_HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  REDIS_PREFIX: z.string().min(1).optional(),
+  MQTT_TOPIC_PREFIX: z
+    .string()
+    .refine((s) => !/[/#+]/.test(s) && !s.includes('\u0000'), 'must be one topic level (no "/", "+", "#")')
+    .default('outpost'),
+  METRICS_PORT: port.optional(),
+  MQTT_ALLOW_ANONYMOUS: envBool(false),
+  LOG_LEVEL: z
+    .string()
+    .transform((v) => v.toLowerCase().replace(/^warning$/, 'warn'))
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .default('info'),
+});
+export type BrokerEnv = z.infer<typeof BrokerEnv>;
+
+/** Parses the environment; an empty variable counts as unset. Throws one line naming the first bad variable. */
+export function parseBrokerEnv(env: NodeJS.ProcessEnv): BrokerEnv {
+  return parseConfig(BrokerEnv, env);
+}

@@ -1,0 +1,77 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+  type Socket,
+} from 'node:net';
+import type { Aedes } from 'aedes';
+import { createWebSocketStream, WebSocketServer } from 'ws';
+
+export interface Listener {
+  port: number;
+  close(): Promise<void>;
+}
+
+function listen(server: TcpServer | HttpServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function trackSockets(server: TcpServer | HttpServer): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  return sockets;
+}
+
+function shutdown(server: TcpServer | HttpServer, sockets: Set<Socket>): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    for (const s of sockets) s.destroy();
+  });
+}
+
+export async function listenTcp(aedes: Aedes, port: number, host: string): Promise<Listener> {
+  const server = createTcpServer((socket) => {
+    socket.setNoDelay(true);
+    aedes.handle(socket);
+  });
+  const sockets = trackSockets(server);
+  const bound = await listen(server, port, host);
+  return { port: bound, close: () => shutdown(server, sockets) };
+}
+
+/** MQTT over WebSocket (subprotocol `mqtt`), as browsers and MQTT explorers use it. */
+export async function listenWebSocket(aedes: Aedes, port: number, host: string): Promise<Listener> {
+  const http = createHttpServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: 'MQTT over WebSocket only: upgrade with subprotocol "mqtt"' }));
+  });
+  const sockets = trackSockets(http);
+  const wss = new WebSocketServer({ server: http });
+  wss.on('connection', (ws, req: IncomingMessage) => {
+    const stream = createWebSocketStream(ws);
+    // A browser tab closing mid-frame is routine; aedes sees the stream end either way.
+    stream.on('error', () => {});
+    ws.on('error', () => {});
+    aedes.handle(stream, req);
+  });
+  const bound = await listen(http, port, host);
+  return {
+    port: bound,
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await shutdown(http, sockets);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger } from '@outpost/runtime';
+import { collectDefaultMetrics } from 'prom-client';
+import { startBroker } from './broker.js';
+import { parseBrokerEnv } from './config.js';
+import { serveMetrics } from './metrics-server.js';
+import { readUsersFile, USERS_FILE_NAME, type UsersFile } from './users.js';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let env: ReturnType<typeof parseBrokerEnv>;
+  try {
+    env = parseBrokerEnv(process.env);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const logger = createLogger({ service: 'broker', level: env.LOG_LEVEL });
+
+  const usersPath = join(env.DATA_DIR, USERS_FILE_NAME);
+  let users: UsersFile | null = null;
+  if (existsSync(usersPath) || !env.MQTT_ALLOW_ANONYMOUS) {
+    try {
+      users = readUsersFile(usersPath);
+    } catch (err) {
+      fail(
+        `cannot load MQTT users (set MQTT_ALLOW_ANONYMOUS=true to run without): ${(err as Error).message}`,
+      );
+    }
+  } else {
+    logger.warn('no users file and MQTT_ALLOW_ANONYMOUS=true: no authentication, no ACL');
+  }
+
+  const broker = await startBroker({
+    port: env.MQTT_PORT,
+    wsPort: env.MQTT_WS_PORT,
+    host: env.MQTT_HOST,
+    users,
+    allowAnonymous: env.MQTT_ALLOW_ANONYMOUS,
+    prefix: env.MQTT_TOPIC_PREFIX,
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.REDIS_PREFIX ? { redisPrefix: env.REDIS_PREFIX } : {}),
+    logger,
+  });
+  collectDefaultMetrics({ register: broker.registry });
+  const metrics =
+    env.METRICS_PORT === undefined ? null : await serveMetrics(broker, env.METRICS_PORT, env.MQTT_HOST);
+
+  const host = env.MQTT_HOST.includes(':') ? `[${env.MQTT_HOST}]` : env.MQTT_HOST;
+  process.stdout.write(
+    `MQTT broker listening on mqtt://${host}:${broker.port} and ws://${host}:${broker.wsPort}\n`,
+  );
+  logger.info(
+    { users: users?.users.length ?? 0, redis: Boolean(env.REDIS_URL), metricsPort: metrics?.port },
+    'broker ready',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    Promise.all([broker.close(), metrics?.close()]).then(
+      () => process.exit(0),
+      (err: Error) => {
+        logger.error({ err: err.message }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: Error) => fail(`broker failed to start: ${err.message}`));

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { canPublish, canSubscribe, filterCovers, isCommandTopic } from '../src/acl.js';
+import type { Principal } from '../src/users.js';
+
+const as = (role: Principal['role'], id: string): Principal => ({ username: role, role, id });
+const pub = (p: Principal, topic: string, retain = false) => canPublish(p, topic, retain, 'outpost').ok;
+const sub = (p: Principal, filter: string) => canSubscribe(p, filter, 'outpost').ok;
+
+describe('acl: publish', () => {
+  it('lets a relay node publish only under its own id', () => {
+    const node = as('relaynode', 'a');
+    expect(pub(node, 'outpost/relaynode/a/state', true)).toBe(true);
+    expect(pub(node, 'outpost/relaynode/a/availability', true)).toBe(true);
+    expect(pub(node, 'outpost/relaynode/a/event/epo')).toBe(true);
+    expect(pub(node, 'outpost/relaynode/a/response/status')).toBe(true);
+    expect(pub(node, 'outpost/relaynode/b/state')).toBe(false);
+    expect(pub(node, 'outpost/relaynode/a/desired')).toBe(false);
+    expect(pub(node, 'outpost/relaynode/a/request/status')).toBe(false);
+    expect(pub(node, 'outpost/controller/main/set')).toBe(false);
+  });
+
+  it('gives only the controller the desired and request topics', () => {
+    const ctl = as('controller', 'main');
+    expect(pub(ctl, 'outpost/relaynode/a/desired')).toBe(true);
+    expect(pub(ctl, 'outpost/relaynode/a/request/reboot')).toBe(true);
+    expect(pub(ctl, 'outpost/notifier/main/request/test')).toBe(true);
+    expect(pub(ctl, 'outpost/controller/main/state', true)).toBe(true);
+    expect(pub(ctl, 'homeassistant/device/main/config', true)).toBe(true);
+    expect(pub(ctl, 'outpost/controller/other/state')).toBe(false);
+    expect(pub(ctl, 'outpost/simulator/s/position')).toBe(false);
+    for (const role of ['notifier', 'simulator', 'dashboard', 'automation', 'viewer'] as const) {
+      expect(pub(as(role, role === 'simulator' ? 's' : '*'), 'outpost/relaynode/a/desired')).toBe(false);
+    }
+  });
+
+  it('lets automation publish only controller set commands and the HA birth', () => {
+    const ha = as('automation', '*');
+    expect(pub(ha, 'outpost/controller/main/set')).toBe(true);
+    expect(pub(ha, 'homeassistant/status', true)).toBe(true);
+    expect(pub(ha, 'outpost/controller/main/state')).toBe(false);
+    expect(pub(ha, 'outpost/relaynode/a/desired')).toBe(false);
+  });
+
+  it('lets a viewer publish nothing', () => {
+    const v = as('viewer', '*');
+    expect(pub(v, 'outpost/dashboard/main/fleet')).toBe(false);
+    expect(pub(v, 'homeassistant/status')).toBe(false);
+  });
+
+  it('scopes simulator, dashboard and notifier to their own ids, "*" meaning any', () => {
+    expect(pub(as('simulator', 's1'), 'outpost/simulator/s1/position')).toBe(true);
+    expect(pub(as('simulator', 's1'), 'homeassistant/device/s1/config', true)).toBe(true);
+    expect(pub(as('simulator', 's1'), 'outpost/simulator/s2/position')).toBe(false);
+    expect(pub(as('dashboard', 'main'), 'outpost/dashboard/main/fleet', true)).toBe(true);
+    expect(pub(as('dashboard', 'main'), 'outpost/dashboard/x/fleet')).toBe(false);
+    expect(pub(as('notifier', '*'), 'outpost/notifier/any/availability', true)).toBe(true);
+  });
+
+  it('refuses retain on set, desired and request topics for everyone', () => {
+    const ctl = as('controller', '*');
+    expect(canPublish(ctl, 'outpost/relaynode/a/desired', true)).toEqual({
+      ok: false,
+      reason: 'retain is refused on command topics',
+    });
+    expect(pub(ctl, 'outpost/relaynode/a/request/reboot', true)).toBe(false);
+    expect(pub(ctl, 'outpost/controller/main/set', true)).toBe(false);
+    expect(pub(as('automation', '*'), 'outpost/controller/main/set', true)).toBe(false);
+    expect(isCommandTopic('outpost/controller/main/state')).toBe(false);
+    expect(isCommandTopic('outpost/relaynode/a/response/x')).toBe(false);
+  });
+
+  it('refuses $SYS and wildcards in publish topics', () => {
+    const ctl = as('controller', '*');
+    expect(pub(ctl, '$SYS/broker/uptime')).toBe(false);
+    expect(pub(ctl, 'outpost/controller/+/state')).toBe(false);
+    expect(pub(ctl, 'outpost/controller/main/#')).toBe(false);
+  });
+
+  it('follows the topic prefix', () => {
+    const node = as('relaynode', 'a');
+    expect(canPublish(node, 'site1/relaynode/a/state', false, 'site1').ok).toBe(true);
+    expect(canPublish(node, 'outpost/relaynode/a/state', false, 'site1').ok).toBe(false);
+  });
+});
+
+describe('acl: subscribe', () => {
+  it('lets a relay node read its own commands and the controller state, nothing else', () => {
+    const node = as('relaynode', 'a');
+    expect(sub(node, 'outpost/relaynode/a/desired')).toBe(true);
+    expect(sub(node, 'outpost/relaynode/a/request/#')).toBe(true);
+    expect(sub(node, 'outpost/relaynode/a/request/reboot')).toBe(true);
+    expect(sub(node, 'outpost/controller/+/state')).toBe(true);
+    expect(sub(node, 'outpost/controller/main/state')).toBe(true);
+    expect(sub(node, 'outpost/relaynode/+/desired')).toBe(false);
+    expect(sub(node, 'outpost/relaynode/b/desired')).toBe(false);
+    expect(sub(node, 'outpost/#')).toBe(false);
+    expect(sub(node, '#')).toBe(false);
+    expect(sub(node, 'outpost/controller/#')).toBe(false);
+  });
+
+  it('keeps the controller under the prefix and homeassistant', () => {
+    const ctl = as('controller', 'main');
+    expect(sub(ctl, 'outpost/#')).toBe(true);
+    expect(sub(ctl, 'outpost/relaynode/+/state')).toBe(true);
+    expect(sub(ctl, 'homeassistant/status')).toBe(true);
+    expect(sub(ctl, '#')).toBe(false);
+    expect(sub(ctl, 'other/#')).toBe(false);
+  });
+
+  it('lets viewers, automation, dashboards and notifiers subscribe to anything', () => {
+    for (const role of ['viewer', 'automation', 'dashboard', 'notifier'] as const) {
+      expect(sub(as(role, '*'), '#')).toBe(true);
+      expect(sub(as(role, '*'), '$SYS/#')).toBe(true);
+    }
+  });
+
+  it('keeps a simulator to its own topics and the HA birth', () => {
+    const s = as('simulator', 's1');
+    expect(sub(s, 'outpost/simulator/s1/#')).toBe(true);
+    expect(sub(s, 'homeassistant/status')).toBe(true);
+    expect(sub(s, 'outpost/simulator/+/position')).toBe(false);
+  });
+
+  it('decides filter containment level by level', () => {
+    expect(filterCovers('a/+/c', 'a/b/c')).toBe(true);
+    expect(filterCovers('a/+/c', 'a/+/c')).toBe(true);
+    expect(filterCovers('a/b/c', 'a/+/c')).toBe(false);
+    expect(filterCovers('a/#', 'a')).toBe(true);
+    expect(filterCovers('a/#', 'a/+/#')).toBe(true);
+    expect(filterCovers('a/+', 'a/#')).toBe(false);
+    expect(filterCovers('a/+', 'a/b/c')).toBe(false);
+  });
+});

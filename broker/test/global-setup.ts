@@ -1,0 +1,5 @@
+import { ensureBuilt } from './build.js';
+
+export default function setup(): void {
+  ensureBuilt();
+}

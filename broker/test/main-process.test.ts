@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeUsersFile } from '../src/users.js';
+import { runToExit, startBrokerProcess } from './child.js';
+import { connect, FLEET, login, nextMessage } from './helpers.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'outpost-broker-main-'));
+const emptyDir = mkdtempSync(join(tmpdir(), 'outpost-broker-empty-'));
+beforeAll(() => {
+  writeUsersFile(join(dataDir, 'mqtt-users.json'), FLEET);
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(emptyDir, { recursive: true, force: true });
+});
+
+describe('broker process (main)', () => {
+  it('stops with one line naming a bad variable', async () => {
+    const { code, output } = await runToExit({ DATA_DIR: dataDir, MQTT_PORT: 'eighteen' });
+    expect(code).toBe(1);
+    expect(output.trim().split('\n')).toHaveLength(1);
+    expect(output).toMatch(/^Invalid environment variable MQTT_PORT: /);
+    const redis = await runToExit({ DATA_DIR: dataDir, REDIS_URL: 'http://x' });
+    expect(redis.output).toMatch(/^Invalid environment variable REDIS_URL: /);
+  });
+
+  it('refuses to start without a users file unless anonymous access is asked for', async () => {
+    const { code, output } = await runToExit({ DATA_DIR: emptyDir });
+    expect(code).toBe(1);
+    expect(output).toContain('mqtt-users.json: file not found');
+
+    const open = await startBrokerProcess({ DATA_DIR: emptyDir, MQTT_ALLOW_ANONYMOUS: 'true' });
+    const anon = await connect(open.url);
+    await anon.subscribeAsync('x/y');
+    const got = nextMessage(anon, 'x/y');
+    await anon.publishAsync('x/y', 'hi', { qos: 1 });
+    expect((await got).payload).toBe('hi');
+  });
+
+  it('loads DATA_DIR/mqtt-users.json, serves TCP, WebSocket and /metrics, and stops on SIGTERM', async () => {
+    const p = await startBrokerProcess({ DATA_DIR: dataDir, METRICS_PORT: '0', LOG_LEVEL: 'info' });
+    expect(p.output()).toMatch(
+      /MQTT broker listening on mqtt:\/\/127\.0\.0\.1:\d+ and ws:\/\/127\.0\.0\.1:\d+/,
+    );
+    await expect(connect(p.url, { username: 'controller', password: 'nope' })).rejects.toMatchObject({
+      code: 4,
+    });
+    const ctl = await login(p, 'controller');
+    const viaWs = await login({ url: p.wsUrl }, 'grafana');
+    await viaWs.subscribeAsync('outpost/controller/main/state');
+    const got = nextMessage(viaWs, 'outpost/controller/main/state');
+    await ctl.publishAsync('outpost/controller/main/state', '{"running":false}', { qos: 1, retain: true });
+    expect((await got).payload).toBe('{"running":false}');
+
+    const metricsPort = Number(/"metricsPort":(\d+)/.exec(p.output())?.[1]);
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toMatch(/^outpost_broker_clients_connected 2$/m);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    const health = await fetch(`http://127.0.0.1:${metricsPort}/health`);
+    expect(await health.json()).toMatchObject({ status: 'healthy' });
+
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+});
