@@ -22,6 +22,8 @@ const lock = join(root, 'package-lock.json');
 const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 if (stale) {
   console.log('outpost: installing dependencies…');
-  run(npm, [existsSync(marker) || !existsSync(lock) ? 'install' : 'ci', '--no-audit', '--no-fund']);
+  // `npm install` rather than `npm ci`: it follows the lockfile yet tolerates optional platform packages
+  // that a lockfile written on another platform may lack.
+  run(npm, ['install', '--no-audit', '--no-fund']);
 }
 run(join(root, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only']);
