@@ -19,11 +19,11 @@ export interface TopicSpec<S extends z.ZodType = z.ZodType> {
   readonly raw: boolean;
 }
 
-const spec = <S extends z.ZodType>(
-  template: string,
+const spec = <const T extends string, S extends z.ZodType>(
+  template: T,
   schema: S,
   opts: Partial<Omit<TopicSpec<S>, 'template' | 'schema'>> = {},
-): TopicSpec<S> => ({
+): TopicSpec<S> & { readonly template: T } => ({
   template,
   schema,
   retain: opts.retain ?? false,

@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
 
 export interface RunningServer {
   port: number;
@@ -11,7 +10,9 @@ export interface RunningServer {
 
 /** Listens and resolves once the port is bound (port 0 picks a free one); rejects on EADDRINUSE. */
 export function serveApp(
-  app: Pick<Hono, 'fetch'>,
+  // Structural on purpose: OpenAPIHono and Hono differ in their env type parameter.
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono flavour's fetch
+  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
   opts: { port: number; host?: string },
   onServer?: (server: ReturnType<typeof serve>) => void,
 ): Promise<RunningServer> {
