@@ -5,6 +5,13 @@ import { RebootDay } from './enums.js';
 /**
  * Heartbeat lease (MQTT `relaynode/<id>/desired`). The relay node turns ON only from a message that is
  * unexpired, newer (epoch, seq) and armed; OFF is always obeyed.
+ *
+ * - `epoch`: opaque id of one controller process lifetime (e.g. a random id chosen at boot). A message
+ *   whose epoch the node has not seen before counts as newer; an epoch that was superseded never again.
+ * - `seq`: strictly increasing within an epoch.
+ * - `issued_at` / `expires_at`: controller clock, ms. The node refuses ON once its clock passes
+ *   `expires_at`; it caps `expires_at` at `issued_at + 3 × heartbeat_interval`.
+ * - The failsafe deadline is local: 3 × `heartbeat_interval` after the last accepted heartbeat.
  */
 export const DesiredState = z
   .object({
@@ -19,7 +26,10 @@ export const DesiredState = z
   .strict();
 export type DesiredState = z.infer<typeof DesiredState>;
 
-/** POST /api/heartbeat on the relay node (ARCHITECTURE.md); lease fields optional over REST. */
+/**
+ * POST /api/heartbeat on the relay node (ARCHITECTURE.md); lease fields optional over REST, but all four
+ * or none. Without them the heartbeat is taken as issued on arrival (no ordering).
+ */
 export const HeartbeatRequest = z
   .object({
     heartbeat_interval: z.number().int().min(1).max(3600),
@@ -30,7 +40,17 @@ export const HeartbeatRequest = z
     issued_at: UnixMillis.optional(),
     expires_at: UnixMillis.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => {
+    const given = [v.epoch, v.seq, v.issued_at, v.expires_at].filter((x) => x !== undefined).length;
+    if (given !== 0 && given !== 4) {
+      for (const key of ['epoch', 'seq', 'issued_at', 'expires_at'] as const) {
+        if (v[key] === undefined) {
+          ctx.addIssue({ code: 'custom', path: [key], message: 'required when any lease field is given' });
+        }
+      }
+    }
+  });
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 
 /** GET /api/failsafe — the spec's failsafe status object. */
@@ -66,6 +86,7 @@ export const RelayStateResponse = z.object({
   failsafe_triggered: z.boolean(),
   physical_safety_engaged: z.boolean(),
 });
+export type RelayStateResponse = z.infer<typeof RelayStateResponse>;
 
 export const RebootSchedule = z
   .object({
@@ -108,3 +129,45 @@ export const WifiConnectRequest = z
   .strict();
 
 export const DevEpoRequest = z.object({ engaged: z.boolean() }).strict();
+export type WifiAddRequest = z.infer<typeof WifiAddRequest>;
+export type WifiConnectRequest = z.infer<typeof WifiConnectRequest>;
+
+/** POST /api/system/reboot and /api/system/shutdown: an explicit confirmation, refused while the relay is ON. */
+export const PowerRequest = z.object({ confirm: z.literal(true) }).strict();
+
+/** GET /api/system/wifi/scan — one entry per visible network (strongest access point per SSID). */
+export const WifiNetwork = z.object({
+  ssid: z.string(),
+  bssid: z.string(),
+  strength: z.number().int().min(0).max(100),
+  frequency_mhz: z.number().int().nonnegative(),
+  secured: z.boolean(),
+  saved: z.boolean(),
+});
+export type WifiNetwork = z.infer<typeof WifiNetwork>;
+
+/** Notification settings as the relay node reports them (GET /api/relaynode/notifications). */
+export const RelaynodeNotificationsStatus = z.object({
+  notifier_urls: z.array(z.string()),
+  source: z.enum(['settings', 'environment']),
+  failsafe_cooldown_minutes: z.number().int().nonnegative(),
+  restored_cooldown_minutes: z.number().int().nonnegative(),
+});
+export type RelaynodeNotificationsStatus = z.infer<typeof RelaynodeNotificationsStatus>;
+
+/**
+ * Verbs the relay node answers on `relaynode/<id>/request/<verb>` (reply on `.../response/<verb>`),
+ * so the controller can proxy administration without a direct route. `data` is the REST body.
+ */
+export const RELAYNODE_REQUEST_VERBS = [
+  'status',
+  'reboot-schedule',
+  'get-reboot-schedule',
+  'notifications',
+  'get-notifications',
+  'notifications-settings',
+  'notifications-test',
+  'system',
+] as const;
+export const RelaynodeRequestVerb = z.enum(RELAYNODE_REQUEST_VERBS);
+export type RelaynodeRequestVerb = z.infer<typeof RelaynodeRequestVerb>;

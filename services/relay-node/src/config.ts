@@ -1,0 +1,112 @@
+import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
+import { z } from 'zod';
+import type { GpioMode } from './hardware/io-factory.js';
+import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
+import { parseNotifierUrl } from './notify/index.js';
+
+const optBool = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+  .optional();
+
+const gpioPin = z.string().refine(isGpioName, 'expected GPIOn (BCM numbering), e.g. GPIO16').optional();
+
+const notifierUrls = z
+  .string()
+  .default('')
+  .transform((v, ctx) => {
+    const urls = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const u of urls) {
+      try {
+        parseNotifierUrl(u);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `${u.split('://')[0]}:// URL: ${(err as Error).message}` });
+      }
+    }
+    return urls;
+  });
+
+export const RelaynodeEnv = z.object({
+  ...baseEnvShape,
+  RELAYNODE_API_SECRET: z.string().min(1),
+  FAILSAFE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  MOCK_HAT_MODE: envBool(false),
+  NOTIFIER_URLS: notifierUrls,
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: envPort(8001),
+  RELAYNODE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HARDWARE_SAFETY_ENABLED: envBool(false),
+  RELAY_BOARD: z.enum(RELAY_BOARDS).default('automation-hat-mini'),
+  RELAY_PIN: gpioPin,
+  RELAY_ACTIVE_LOW: optBool,
+  EPO_PIN: gpioPin,
+  EPO_ACTIVE_LOW: optBool,
+  GPIO_MODE: z.enum(['auto', 'mock', 'raspi']).default('auto'),
+  RELAYNODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'only letters, digits, "_" and "-"')
+    .optional(),
+});
+export type RelaynodeEnv = z.infer<typeof RelaynodeEnv>;
+
+export interface RelaynodeConfig {
+  apiSecret: string;
+  failsafeTimeoutSeconds: number;
+  mockHat: boolean;
+  gpioMode: GpioMode;
+  notifierUrls: string[];
+  host: string;
+  port: number;
+  id: string;
+  hardwareSafety: boolean;
+  relayPin: string;
+  relayActiveLow: boolean;
+  epoPin: string;
+  epoActiveLow: boolean;
+  dataDir: string;
+  logLevel: string;
+  mqtt: {
+    url: string | undefined;
+    username: string | undefined;
+    password: string | undefined;
+    prefix: string;
+  };
+}
+
+export const MISSING_SECRET =
+  'RELAYNODE_API_SECRET is required: the relay node refuses to start without the shared API secret (no opt-out)';
+
+/** Reads the environment; throws ConfigError naming the first bad variable. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfig {
+  const e = parseConfig(RelaynodeEnv, env);
+  const preset = BOARD_PRESETS[e.RELAY_BOARD];
+  return {
+    apiSecret: e.RELAYNODE_API_SECRET,
+    failsafeTimeoutSeconds: e.FAILSAFE_TIMEOUT_SECONDS,
+    mockHat: e.MOCK_HAT_MODE || e.GPIO_MODE === 'mock',
+    gpioMode: e.GPIO_MODE,
+    notifierUrls: e.NOTIFIER_URLS,
+    host: e.HOST,
+    // The service-specific variable wins over the generic one (the launcher sets RELAYNODE_PORT).
+    port: e.RELAYNODE_PORT ?? e.PORT,
+    id: e.RELAYNODE_ID ?? e.SERVICE_ID,
+    hardwareSafety: e.HARDWARE_SAFETY_ENABLED,
+    relayPin: e.RELAY_PIN ?? preset.relayPin,
+    relayActiveLow: e.RELAY_ACTIVE_LOW ?? preset.relayActiveLow,
+    epoPin: e.EPO_PIN ?? preset.epoPin,
+    epoActiveLow: e.EPO_ACTIVE_LOW ?? preset.epoActiveLow,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    mqtt: {
+      url: e.MQTT_URL,
+      username: e.MQTT_USERNAME,
+      password: e.MQTT_PASSWORD,
+      prefix: e.MQTT_TOPIC_PREFIX,
+    },
+  };
+}

@@ -1,0 +1,295 @@
+import type { relaynode } from '@outpost/contracts';
+import type { Clock } from '@outpost/runtime/clock';
+import type { Alerts } from './alerts.js';
+import { type FailsafeSnapshot, FailsafeMonitor } from './failsafe.js';
+import { type DesiredMessage, LeaseOrder, type Verdict } from './lease.js';
+
+/**
+ * The relay node's safety core: one place that decides what the relay does. Every input (MQTT
+ * heartbeat, REST heartbeat, REST commands, the failsafe deadline, the EPO contact) comes through here,
+ * so the rules hold whatever the transport.
+ */
+
+export interface RelayOutput {
+  /** Drives the relay; must throw if the hardware write failed. */
+  set(on: boolean): void;
+}
+
+export interface LogSink {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export type RefusalCode = 'disarmed' | 'epo' | 'no_lease';
+
+export class RelayRefused extends Error {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RelayRefused';
+  }
+}
+
+export const REFUSALS: Record<RefusalCode, string> = {
+  disarmed: 'Cannot turn relay on - relay node is not armed',
+  epo: 'Cannot turn relay on - emergency power off (EPO) is engaged',
+  no_lease: 'Cannot turn relay on - no heartbeat from the controller within the failsafe timeout',
+};
+
+export interface HeartbeatOutcome {
+  verdict: Verdict;
+  reason: string | null;
+  relay_on: boolean;
+  armed: boolean;
+}
+
+export interface RelayNodeOptions {
+  clock: Clock;
+  relay: RelayOutput;
+  defaultTimeoutSeconds: number;
+  log: LogSink;
+  alerts?: Alerts;
+  nodeId?: string;
+}
+
+type Listener = (state: relaynode.RelaynodeState) => void;
+
+export class RelayNode {
+  private relayOn = false;
+  private armed = false;
+  private epoEngaged = false;
+  private readonly order = new LeaseOrder();
+  private readonly failsafe: FailsafeMonitor;
+  private readonly listeners = new Set<Listener>();
+  private lastRejection: string | null = null;
+
+  constructor(private readonly opts: RelayNodeOptions) {
+    this.failsafe = new FailsafeMonitor({
+      clock: opts.clock,
+      defaultTimeoutSeconds: opts.defaultTimeoutSeconds,
+      onTriggered: (s) => this.onFailsafe(s),
+      onRestored: (s) => this.onRestored(s),
+    });
+  }
+
+  /** Boot: relay OFF and disarmed before anything can reach the node. */
+  start(): void {
+    this.drive(false, 'boot');
+    this.armed = false;
+    this.failsafe.start();
+    this.emit();
+  }
+
+  /** Every exit path: relay OFF, timers stopped. Never throws. */
+  stop(reason = 'shutdown'): void {
+    this.failsafe.stop();
+    try {
+      this.drive(false, reason);
+    } catch {
+      // drive() already logged; nothing else can be done on the way out.
+    }
+  }
+
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The MQTT `desired` message and POST /api/heartbeat share this handler. */
+  handleDesired(msg: DesiredMessage, source: string): HeartbeatOutcome {
+    const { verdict, reason } = this.order.judge(msg, this.opts.clock.now());
+    if (verdict !== 'fresh') {
+      this.lastRejection = reason;
+      this.opts.log.warn({ source, verdict, lease: msg.lease, relay_on: msg.relay_on }, reason ?? verdict);
+      // OFF and disarm are safe whatever their age: obeyed; ON and arm are not.
+      if (!msg.armed) this.armed = false;
+      if (!msg.relay_on || !msg.armed)
+        this.safeDrive(false, `${verdict} desired state (OFF is always obeyed)`);
+      this.emit();
+      return { verdict, reason, relay_on: this.relayOn, armed: this.armed };
+    }
+    this.order.accept(msg);
+    this.failsafe.heartbeat(msg.heartbeat_interval);
+    this.armed = msg.armed;
+    let want = msg.relay_on && msg.armed;
+    let refusal: string | null = null;
+    if (want && this.epoEngaged) {
+      want = false;
+      refusal = REFUSALS.epo;
+    }
+    if (want !== this.relayOn) {
+      if (want) this.drive(true, `heartbeat from ${source}`);
+      else this.safeDrive(false, `heartbeat from ${source}`);
+    }
+    if (refusal) this.opts.log.warn({ source }, refusal);
+    this.lastRejection = refusal;
+    this.emit();
+    return { verdict, reason: refusal, relay_on: this.relayOn, armed: this.armed };
+  }
+
+  /** POST /api/relay/on: needs armed, no EPO and a live heartbeat lease. */
+  turnOn(source: string): void {
+    if (this.epoEngaged) throw new RelayRefused('epo', REFUSALS.epo);
+    if (!this.armed) throw new RelayRefused('disarmed', REFUSALS.disarmed);
+    if (!this.failsafe.leaseLive()) throw new RelayRefused('no_lease', REFUSALS.no_lease);
+    if (!this.relayOn) this.drive(true, source);
+    this.emit();
+  }
+
+  /** OFF is always allowed. */
+  turnOff(source: string): void {
+    this.drive(false, source);
+    this.emit();
+  }
+
+  arm(source: string): void {
+    this.armed = true;
+    this.opts.log.info({ source }, 'relay node armed');
+    this.emit();
+  }
+
+  /** Disarming drops the relay: ON needs armed, so a disarmed node holding ON would break the rule. */
+  disarm(source: string): void {
+    this.armed = false;
+    this.safeDrive(false, `${source} (disarm)`);
+    this.opts.log.info({ source }, 'relay node disarmed');
+    this.emit();
+  }
+
+  /** From the debounced EPO monitor. Engaging drops the relay at once. */
+  setEpo(engaged: boolean): void {
+    if (engaged === this.epoEngaged) return;
+    this.epoEngaged = engaged;
+    if (engaged) {
+      this.safeDrive(false, 'EPO engaged');
+      this.opts.log.warn({}, 'EPO engaged: relay dropped, starts refused');
+    } else {
+      this.opts.log.info({}, 'EPO released: relay stays OFF until the next heartbeat asks for ON');
+    }
+    this.emit();
+  }
+
+  get isRelayOn(): boolean {
+    return this.relayOn;
+  }
+
+  get isArmed(): boolean {
+    return this.armed;
+  }
+
+  get isEpoEngaged(): boolean {
+    return this.epoEngaged;
+  }
+
+  get lastRejectionReason(): string | null {
+    return this.lastRejection;
+  }
+
+  relayState(): relaynode.RelayStateResponse {
+    return {
+      relay_on: this.relayOn,
+      armed: this.armed,
+      failsafe_triggered: this.failsafe.isTriggered,
+      physical_safety_engaged: this.epoEngaged,
+    };
+  }
+
+  failsafeStatus(): relaynode.FailsafeStatus {
+    const s = this.failsafe.snapshot();
+    const now = this.opts.clock.now();
+    return {
+      running: s.running,
+      last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
+      seconds_since_heartbeat:
+        s.lastHeartbeatMs === null ? null : Math.max(0, Math.floor((now - s.lastHeartbeatMs) / 1000)),
+      heartbeat_count: s.heartbeatCount,
+      failsafe_triggered: s.triggered,
+      timeout_seconds: s.timeoutSeconds,
+      heartbeat_interval: s.heartbeatInterval,
+      timeout_source: s.timeoutSource,
+    };
+  }
+
+  state(): relaynode.RelaynodeState {
+    const s = this.failsafe.snapshot();
+    return {
+      relay_on: this.relayOn,
+      armed: this.armed,
+      failsafe_triggered: s.triggered,
+      physical_safety_engaged: this.epoEngaged,
+      applied_seq: this.order.appliedSeq,
+      epoch: this.order.appliedEpoch,
+      last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
+      timeout_seconds: s.timeoutSeconds,
+      updated_at: this.opts.clock.now(),
+    };
+  }
+
+  private onFailsafe(s: FailsafeSnapshot): void {
+    this.safeDrive(false, 'failsafe');
+    const name = this.opts.nodeId ?? 'relay node';
+    this.opts.log.error(
+      { timeout_seconds: s.timeoutSeconds, last_heartbeat_ms: s.lastHeartbeatMs, armed: this.armed },
+      'FAILSAFE TRIGGERED: no heartbeat from the controller within the timeout; relay forced OFF',
+    );
+    this.alert(
+      'failsafe_triggered',
+      'Failsafe Triggered',
+      `Relay node ${name}: no heartbeat from the controller for ${s.timeoutSeconds} s; relay forced OFF.`,
+    );
+    this.emit();
+  }
+
+  private onRestored(_s: FailsafeSnapshot): void {
+    const name = this.opts.nodeId ?? 'relay node';
+    this.opts.log.info({}, 'heartbeat restored: failsafe cleared');
+    this.alert(
+      'heartbeat_restored',
+      'Heartbeat Restored',
+      `Relay node ${name}: heartbeats from the controller resumed; failsafe cleared.`,
+    );
+  }
+
+  private alert(event: 'failsafe_triggered' | 'heartbeat_restored', title: string, body: string): void {
+    if (!this.opts.alerts) return;
+    const { sent, delivery } = this.opts.alerts.raise({ event, title, body });
+    if (!sent) this.opts.log.info({ event }, 'notification suppressed by cooldown');
+    delivery.catch((err: unknown) => this.opts.log.error({ event, err }, 'notification delivery failed'));
+  }
+
+  /** Drives the relay; a failed ON write leaves the node reporting OFF and rethrows. */
+  private drive(on: boolean, reason: string): void {
+    try {
+      this.opts.relay.set(on);
+      if (this.relayOn !== on) this.opts.log.info({ reason }, `relay ${on ? 'ON' : 'OFF'}`);
+      this.relayOn = on;
+    } catch (err) {
+      this.opts.log.error({ err, reason, on }, 'relay write failed');
+      if (on) this.relayOn = false;
+      throw err;
+    }
+  }
+
+  /** OFF paths must not throw into timers or transports; the failure is logged by drive(). */
+  private safeDrive(on: false, reason: string): void {
+    try {
+      this.drive(on, reason);
+    } catch {
+      // logged in drive()
+    }
+  }
+
+  private emit(): void {
+    const state = this.state();
+    for (const l of this.listeners) {
+      try {
+        l(state);
+      } catch (err) {
+        this.opts.log.error({ err }, 'state listener failed');
+      }
+    }
+  }
+}

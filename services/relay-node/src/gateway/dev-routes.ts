@@ -1,0 +1,69 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { relaynode } from '@outpost/contracts';
+import { z } from 'zod';
+import type { RelayNode } from '../domain/relay-node.js';
+import type { MockIO } from '../hardware/mock-io.js';
+import { authErrors, body, json, security } from './openapi.js';
+
+/** Mock hardware only (ARCHITECTURE.md): press/release the EPO contact, inspect the mock GPIO. */
+export interface DevContext {
+  node: RelayNode;
+  io: MockIO;
+  relayPin: string;
+  relayActiveLow: boolean;
+  epoPin: string;
+  epoActiveLow: boolean;
+  hardwareSafety: boolean;
+  powerCalls: () => string[];
+}
+
+const Status = z.record(z.string(), z.unknown());
+
+export function mountDevRoutes(app: OpenAPIHono, d: DevContext): void {
+  const status = () => ({
+    mock_mode: true,
+    hardware_safety_enabled: d.hardwareSafety,
+    relay_on: d.node.isRelayOn,
+    armed: d.node.isArmed,
+    physical_safety_engaged: d.node.isEpoEngaged,
+    failsafe_triggered: d.node.failsafeStatus().failsafe_triggered,
+    gpio: {
+      relay: { pin: d.relayPin, active_low: d.relayActiveLow, level: d.io.level(d.relayPin) },
+      epo: { pin: d.epoPin, active_low: d.epoActiveLow, level: d.io.level(d.epoPin) },
+    },
+    power_calls: d.powerCalls(),
+  });
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/dev/status',
+      tags: ['dev'],
+      security,
+      responses: { 200: json(Status), ...authErrors },
+    }),
+    (c) => c.json(status(), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/epo',
+      tags: ['dev'],
+      security,
+      summary: 'Press (engaged: true) or release the mock EPO contact; answers once the debounce has seen it',
+      request: body(relaynode.DevEpoRequest),
+      responses: { 200: json(Status), ...authErrors },
+    }),
+    async (c) => {
+      const { engaged } = c.req.valid('json');
+      const active = d.epoActiveLow ? 0 : 1;
+      d.io.setInput(d.epoPin, engaged ? active : 1 - active);
+      // The monitor polls every 25 ms and needs 2 reads: wait for it (bounded) so the answer is current.
+      const until = Date.now() + 500;
+      while (d.node.isEpoEngaged !== engaged && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 10));
+      return c.json(status(), 200);
+    },
+  );
+}

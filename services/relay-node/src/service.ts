@@ -1,0 +1,172 @@
+import { join } from 'node:path';
+import { createMqtt, type Logger, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
+import { type Clock, systemClock } from '@outpost/runtime/clock';
+import { NodeAdmin } from './admin.js';
+import { attachBus } from './bus/relaynode-bus.js';
+import type { RelaynodeConfig } from './config.js';
+import { Alerts } from './domain/alerts.js';
+import { EpoMonitor } from './domain/epo.js';
+import { RelayNode } from './domain/relay-node.js';
+import { buildGateway } from './gateway/app.js';
+import { chooseIo, type IoChoice } from './hardware/io-factory.js';
+import { RelayDriver } from './hardware/relay-driver.js';
+import type { ProviderEndpoints } from './notify/index.js';
+import { SettingsStore } from './settings/settings-store.js';
+import { SystemBus } from './system/dbus.js';
+import { LogindPower, type PowerControl, RecordingPower } from './system/power.js';
+import { RebootScheduler } from './system/reboot-scheduler.js';
+import { NetworkManagerWifi } from './system/wifi.js';
+
+export const VERSION = '1.0.0';
+
+export interface StartOptions {
+  config: RelaynodeConfig;
+  logger: Logger;
+  clock?: Clock;
+  /** Tests pass their own MockIO; otherwise chosen from MOCK_HAT_MODE / GPIO_MODE. */
+  io?: IoChoice;
+  endpoints?: Partial<ProviderEndpoints>;
+  power?: PowerControl;
+  /** A D-Bus address standing in for the system bus (tests). */
+  systemBusAddress?: string;
+  /** false: no HTTP listener (tests that drive the app with app.request). */
+  listen?: boolean;
+}
+
+export type RunningNode = Awaited<ReturnType<typeof startRelayNode>>;
+
+/** Starts the node in the order safety needs: relay OFF first, then the failsafe, then the outside world. */
+export async function startRelayNode(o: StartOptions) {
+  const { config, logger } = o;
+  const clock = o.clock ?? systemClock;
+  const log = logger.child({ component: 'relaynode' });
+
+  // 1. Hardware: the relay is written OFF as soon as the GPIO board is ready, before anything else.
+  const io = o.io ?? (await chooseIo({ mockHat: config.mockHat, gpioMode: config.gpioMode }));
+  const epoEnabled = config.hardwareSafety || io.kind === 'mock';
+  if (io.mock) io.mock.setInput(config.epoPin, config.epoActiveLow ? 1 : 0); // contact released
+  const driver = await RelayDriver.open({
+    io: io.io,
+    relayPin: config.relayPin,
+    relayActiveLow: config.relayActiveLow,
+    epoPin: epoEnabled ? config.epoPin : undefined,
+    epoActiveLow: config.epoActiveLow,
+  });
+  log.info(
+    { io: io.kind, relay_pin: config.relayPin, active_low: config.relayActiveLow },
+    'relay driven OFF at start-up',
+  );
+
+  // 2. Settings, administration, the safety core.
+  const settings = new SettingsStore(join(config.dataDir, 'relay-node', 'settings.json'), (m) =>
+    log.warn({}, m),
+  );
+  const sysBus = io.kind === 'mock' && !o.systemBusAddress ? null : new SystemBus(o.systemBusAddress);
+  const power = o.power ?? (io.kind === 'mock' || !sysBus ? new RecordingPower() : new LogindPower(sysBus));
+  let node: RelayNode | null = null;
+  const admin = new NodeAdmin({
+    relayOn: () => node?.isRelayOn ?? false,
+    settings,
+    envNotifierUrls: config.notifierUrls,
+    notify: { endpoints: o.endpoints ?? {} },
+    power,
+    log,
+    nodeId: config.id,
+  });
+  node = new RelayNode({
+    clock,
+    relay: driver,
+    defaultTimeoutSeconds: config.failsafeTimeoutSeconds,
+    log,
+    alerts: new Alerts(admin.alertStore(), admin.alertSender(), () => clock.now()),
+    nodeId: config.id,
+  });
+  const core = node;
+  core.start();
+
+  const epo = epoEnabled
+    ? new EpoMonitor({ clock, read: () => driver.epoPressed(), onChange: (e) => core.setEpo(e) })
+    : null;
+  epo?.start();
+
+  const scheduler = new RebootScheduler({ clock, settings, relayOn: () => core.isRelayOn, power, log });
+  scheduler.start();
+
+  // 3. MQTT (optional: the REST heartbeat works without a broker).
+  let bus: OutpostMqtt | null = null;
+  if (config.mqtt.url) {
+    bus = await createMqtt({
+      url: config.mqtt.url,
+      username: config.mqtt.username,
+      password: config.mqtt.password,
+      prefix: config.mqtt.prefix,
+      service: 'relaynode',
+      id: config.id,
+      logger,
+      clean: true, // never receive desired states queued while the node was away
+      waitForConnect: false,
+    });
+    await attachBus(bus, core, admin, config.id, log);
+  } else {
+    log.warn({}, 'MQTT_URL not set: heartbeats only over REST (POST /api/heartbeat)');
+  }
+
+  // 4. HTTP.
+  const wifi = sysBus ? new NetworkManagerWifi(sysBus) : null;
+  const app = buildGateway({
+    logger,
+    version: VERSION,
+    apiSecret: config.apiSecret,
+    node: core,
+    admin,
+    wifi,
+    mock: io.kind === 'mock',
+    dev: io.mock
+      ? {
+          node: core,
+          io: io.mock,
+          relayPin: config.relayPin,
+          relayActiveLow: config.relayActiveLow,
+          epoPin: config.epoPin,
+          epoActiveLow: config.epoActiveLow,
+          hardwareSafety: config.hardwareSafety,
+          powerCalls: () => (power instanceof RecordingPower ? [...power.calls] : []),
+        }
+      : null,
+    brokerState: () => (bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used'),
+  });
+  let server: RunningServer | null = null;
+  if (o.listen !== false) {
+    // A thin adapter: the runtime and this package may resolve different hono type copies.
+    server = await serveApp(
+      { fetch: (req: Request, env?: unknown) => app.fetch(req, env as object) },
+      { port: config.port, host: config.host },
+    );
+    log.info({ url: server.url }, 'relay node listening');
+  }
+
+  let closed = false;
+  return {
+    node: core,
+    driver,
+    app,
+    server,
+    bus,
+    admin,
+    settings,
+    mock: io.mock,
+    power,
+    /** Every exit path: relay OFF first, then the rest. */
+    async close(reason = 'shutdown'): Promise<void> {
+      if (closed) return;
+      closed = true;
+      core.stop(reason);
+      driver.close();
+      epo?.stop();
+      scheduler.stop();
+      await server?.close().catch(() => undefined);
+      await bus?.close().catch(() => undefined);
+      sysBus?.close();
+    },
+  };
+}

@@ -1,0 +1,235 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  return port;
+}
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A local HTTP receiver that records every request; `status` sets the reply code. */
+export async function startReceiver() {
+  const requests: Received[] = [];
+  const waiters: Array<() => void> = [];
+  const state = { status: 200 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      res.writeHead(state.status, { 'content-type': 'application/json' }).end('{"ok":true}');
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    state,
+    async waitFor(n: number, timeoutMs = 5000): Promise<void> {
+      const until = Date.now() + timeoutMs;
+      while (requests.length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} requests, got ${requests.length}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const PY = '/usr/bin/python3';
+
+/** aiosmtpd on a free loopback port; messages land in a JSON-lines file. */
+export async function startSmtp() {
+  const dir = mkdtempSync(join(tmpdir(), 'relaynode-smtp-'));
+  const file = join(dir, 'mail.jsonl');
+  writeFileSync(file, '');
+  const port = await freePort();
+  const proc: ChildProcess = spawn(
+    PY,
+    [join(import.meta.dirname, 'fixtures', 'smtp-sink.py'), String(port), file],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`aiosmtpd did not start: ${err}`)), 10_000);
+    proc.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('READY')) {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`aiosmtpd exited ${code}: ${err}`));
+    });
+  });
+  return {
+    port,
+    messages: () =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { mail_from: string; rcpt_tos: string[]; data: string }),
+    async close() {
+      proc.kill('SIGTERM');
+      await once(proc, 'exit').catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A private bus that looks like the system bus, with python3-dbusmock templates on it. */
+export async function startDbusMock(templates: string[]) {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const run = promisify(execFile);
+  const dir = mkdtempSync(join(tmpdir(), 'relaynode-dbus-'));
+  const sock = join(dir, 'bus');
+  writeFileSync(
+    join(dir, 'bus.conf'),
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>system</type><listen>unix:path=${sock}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/><allow user="*"/></policy>
+</busconfig>`,
+  );
+  const daemon = spawn(
+    'dbus-daemon',
+    [`--config-file=${join(dir, 'bus.conf')}`, '--nofork', '--print-address=1'],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  const address = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('dbus-daemon did not start')), 10_000);
+    daemon.stdout?.once('data', (d: Buffer) => {
+      clearTimeout(t);
+      resolve(d.toString().trim());
+    });
+  });
+  const env = { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address };
+  const mocks = templates.map((t) =>
+    spawn('/usr/bin/python3', ['-m', 'dbusmock', '--system', '--template', t], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+  const names: Record<string, string> = {
+    networkmanager: 'org.freedesktop.NetworkManager',
+    logind: 'org.freedesktop.login1',
+  };
+  for (const t of templates) {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const { stdout } = await run(
+        'gdbus',
+        [
+          'call',
+          '--system',
+          '--dest',
+          'org.freedesktop.DBus',
+          '--object-path',
+          '/org/freedesktop/DBus',
+          '--method',
+          'org.freedesktop.DBus.ListNames',
+        ],
+        { env },
+      );
+      if (stdout.includes(`'${names[t]}'`)) break;
+      if (Date.now() > until) throw new Error(`dbusmock template ${t} did not appear`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    address,
+    /** gdbus call on the mock's org.freedesktop.DBus.Mock interface (or any method). */
+    async call(dest: string, path: string, method: string, ...args: string[]): Promise<string> {
+      const { stdout } = await run(
+        'gdbus',
+        ['call', '--system', '--dest', dest, '--object-path', path, '--method', method, ...args],
+        { env },
+      );
+      return stdout.trim();
+    },
+    async close() {
+      for (const m of mocks) m.kill('SIGTERM');
+      daemon.kill('SIGTERM');
+      await Promise.all(
+        [...mocks, daemon].map((p) => (p.exitCode === null ? once(p, 'exit') : Promise.resolve())),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A broker of our own on a free loopback port: the embedded @outpost/broker when it is built,
+ * otherwise a Mosquitto process.
+ */
+export async function startTestBroker(): Promise<{ url: string; kind: string; close(): Promise<void> }> {
+  const name = '@outpost/broker';
+  // RELAYNODE_TEST_BROKER=mosquitto runs the same tests against a foreign broker.
+  if (process.env.RELAYNODE_TEST_BROKER !== 'mosquitto') {
+    try {
+      const mod = (await import(name)) as {
+        startBroker: (o: object) => Promise<{ url: string; close(): Promise<void> }>;
+      };
+      const b = await mod.startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
+      return { url: b.url, kind: 'aedes', close: () => b.close() };
+    } catch {
+      // fall through to Mosquitto
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'relaynode-mosq-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\n`);
+  const proc = spawn('mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const { reachable } = await import('@outpost/runtime/testing');
+  const until = Date.now() + 5_000;
+  while (!(await reachable('127.0.0.1', port, 200))) {
+    if (Date.now() > until) throw new Error('mosquitto did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    kind: 'mosquitto',
+    async close() {
+      proc.kill('SIGTERM');
+      if (proc.exitCode === null) await once(proc, 'exit');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
