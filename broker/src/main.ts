@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger } from '@outpost/runtime';
+import { createLogger, stopOnSignals } from '@outpost/runtime';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
 import { parseBrokerEnv } from './config.js';
@@ -59,23 +59,7 @@ async function main(): Promise<void> {
     'broker ready',
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 5000);
-    force.unref();
-    Promise.all([broker.close(), metrics?.close()]).then(
-      () => process.exit(0),
-      (err: Error) => {
-        logger.error({ err: err.message }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(logger, () => Promise.all([broker.close(), metrics?.close()]));
 }
 
 main().catch((err: Error) => fail(`broker failed to start: ${err.message}`));

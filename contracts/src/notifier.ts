@@ -19,7 +19,9 @@ export const ChannelConfigs = {
       to_emails: z.array(z.email().max(254)).min(1).max(50),
     })
     .strict(),
-  pushover: z.object({ user_key: z.string().min(1).max(100), api_token: z.string().min(1).max(100) }).strict(),
+  pushover: z
+    .object({ user_key: z.string().min(1).max(100), api_token: z.string().min(1).max(100) })
+    .strict(),
   apprise: z.object({ urls: z.array(NotifierUrl).min(1).max(20) }).strict(),
   webhook: z
     .object({
@@ -41,14 +43,100 @@ export const SECRET_CONFIG_FIELDS: Record<keyof typeof ChannelConfigs, readonly 
   webhook: ['headers'],
 };
 
+const channelObject = <T extends string, C extends z.ZodType>(type: T, config: C) =>
+  z
+    .object({ name: Name, channel_type: z.literal(type), config, enabled: z.boolean().default(true) })
+    .strict();
+
+/**
+ * PUT /api/notifications/channels/{channel_id}: like ChannelInput, but a secret field may be left out
+ * (or sent back in its masked form) to keep the stored value; secrets are write-only.
+ */
+export const ChannelUpdate = z.discriminatedUnion('channel_type', [
+  channelObject(
+    'telegram',
+    ChannelConfigs.telegram.extend({ bot_token: z.string().min(1).max(200).optional() }),
+  ),
+  channelObject('slack', ChannelConfigs.slack.extend({ webhook_url: HttpUrl.optional() })),
+  channelObject('discord', ChannelConfigs.discord.extend({ webhook_url: HttpUrl.optional() })),
+  channelObject('email', ChannelConfigs.email.extend({ password: z.string().max(200).optional() })),
+  channelObject(
+    'pushover',
+    ChannelConfigs.pushover.extend({
+      user_key: z.string().min(1).max(100).optional(),
+      api_token: z.string().min(1).max(100).optional(),
+    }),
+  ),
+  channelObject(
+    'apprise',
+    ChannelConfigs.apprise.extend({ urls: z.array(NotifierUrl).min(1).max(20).optional() }),
+  ),
+  channelObject(
+    'webhook',
+    ChannelConfigs.webhook.extend({
+      headers: z.record(z.string().max(100), z.string().max(1000)).optional(),
+    }),
+  ),
+]);
+export type ChannelUpdate = z.infer<typeof ChannelUpdate>;
+
 export const ChannelInput = z.discriminatedUnion('channel_type', [
-  z.object({ name: Name, channel_type: z.literal('telegram'), config: ChannelConfigs.telegram, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('slack'), config: ChannelConfigs.slack, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('discord'), config: ChannelConfigs.discord, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('email'), config: ChannelConfigs.email, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('pushover'), config: ChannelConfigs.pushover, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('apprise'), config: ChannelConfigs.apprise, enabled: z.boolean().default(true) }).strict(),
-  z.object({ name: Name, channel_type: z.literal('webhook'), config: ChannelConfigs.webhook, enabled: z.boolean().default(true) }).strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('telegram'),
+      config: ChannelConfigs.telegram,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('slack'),
+      config: ChannelConfigs.slack,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('discord'),
+      config: ChannelConfigs.discord,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('email'),
+      config: ChannelConfigs.email,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('pushover'),
+      config: ChannelConfigs.pushover,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('apprise'),
+      config: ChannelConfigs.apprise,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
+  z
+    .object({
+      name: Name,
+      channel_type: z.literal('webhook'),
+      config: ChannelConfigs.webhook,
+      enabled: z.boolean().default(true),
+    })
+    .strict(),
 ]);
 export type ChannelInput = z.infer<typeof ChannelInput>;
 
@@ -80,7 +168,79 @@ export const SendNotificationRequest = z
     channel_ids: z.array(z.number().int().positive()).min(1).max(100),
   })
   .strict();
+export type SendNotificationRequest = z.infer<typeof SendNotificationRequest>;
 
 export const NotificationHistoryQuery = z
   .object({ limit: z.coerce.number().int().min(1).max(1000).default(50) })
   .strict();
+
+const IsoTime = z.string();
+
+/** A channel as read back: secret config fields masked (`****` plus at most the last 4 characters). */
+export const Channel = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  channel_type: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  enabled: z.boolean(),
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+export type Channel = z.infer<typeof Channel>;
+
+export const Group = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  channel_ids: z.array(z.number().int()),
+  enabled: z.boolean(),
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+export type Group = z.infer<typeof Group>;
+
+/** One event's setting; `configured` is false while the defaults apply. */
+export const SystemNotificationSettingOut = SystemNotificationSetting.extend({
+  event: z.string(),
+  configured: z.boolean(),
+});
+export type SystemNotificationSettingOut = z.infer<typeof SystemNotificationSettingOut>;
+
+export const DELIVERY_STATUSES = ['sent', 'retrying', 'failed'] as const;
+export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+/**
+ * One delivery attempt. `status` is `sent`, `retrying` (this attempt failed, another follows) or
+ * `failed` (final). `source` is the event name, `manual` (POST /send) or `test`.
+ */
+export const NotificationHistoryRecord = z.object({
+  id: z.number().int(),
+  notification_id: z.string(),
+  source: z.string(),
+  event_id: z.string().nullable(),
+  channel_id: z.number().int().nullable(),
+  channel_name: z.string(),
+  channel_type: z.string(),
+  title: z.string(),
+  body: z.string(),
+  attempt: z.number().int().positive(),
+  status: DeliveryStatus,
+  error: z.string().nullable(),
+  created_at: IsoTime,
+});
+export type NotificationHistoryRecord = z.infer<typeof NotificationHistoryRecord>;
+
+export const DeliveryOutcome = z.object({
+  channel_id: z.number().int(),
+  status: DeliveryStatus,
+  error: z.string().nullable(),
+});
+export type DeliveryOutcome = z.infer<typeof DeliveryOutcome>;
+
+/** Reply of POST /send and POST /channels/{id}/test: each channel's first attempt (retries continue). */
+export const SendNotificationResponse = z.object({
+  notification_id: z.string(),
+  results: z.array(DeliveryOutcome),
+});
+export type SendNotificationResponse = z.infer<typeof SendNotificationResponse>;

@@ -28,7 +28,7 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'NOTIFIER_PORT',
     defaultPort: 8002,
     mqttUser: 'notifier',
-    env: () => ({}),
+    env: (ctx) => ({ JWT_SECRET: ctx.secrets.JWT_SECRET }),
   },
   {
     name: 'relay-node',

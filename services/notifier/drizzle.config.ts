@@ -1,0 +1,9 @@
+import { defineConfig } from 'drizzle-kit';
+
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './src/db/schema.ts',
+  out: './drizzle',
+  schemaFilter: ['notifier'],
+  migrations: { schema: 'notifier', table: '__drizzle_migrations' },
+});

@@ -1,0 +1,138 @@
+import { join } from 'node:path';
+import { createMqtt, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
+import { type Clock, systemClock } from '@outpost/runtime/clock';
+import type { BaseUrls } from '@outpost/notify';
+import type { Logger } from 'pino';
+import { subscribeControllerEvents } from './bus/events.js';
+import { type NotifierConfig, retryDelaysMs } from './config.js';
+import { type NotifierDatabase, openDatabase } from './db/client.js';
+import { DrizzleNotifierRepo } from './db/repo.js';
+import { createDeliver } from './delivery/deliver.js';
+import { Dispatcher } from './domain/dispatcher.js';
+import { NotifierService } from './domain/service.js';
+import { createGateway } from './gateway/app.js';
+
+export const VERSION = '0.1.0';
+const DAY_MS = 24 * 3600 * 1000;
+/** Event ids are remembered this long; QoS 1 redeliveries arrive within seconds to hours. */
+const DEDUP_WINDOW_MS = 7 * DAY_MS;
+
+export interface StartOptions {
+  config: NotifierConfig;
+  logger: Logger;
+  clock?: Clock;
+  /** Overrides the config's provider base URLs (tests). */
+  baseUrls?: BaseUrls;
+  fetch?: typeof fetch;
+  /** Tests: PGlite in memory instead of DATA_DIR/notifier. */
+  inMemoryDb?: boolean;
+}
+
+export interface RunningNotifier {
+  url: string;
+  port: number;
+  bus: OutpostMqtt;
+  database: NotifierDatabase;
+  dispatcher: Dispatcher;
+  close(): Promise<void>;
+}
+
+export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
+  const { config, logger } = o;
+  const clock = o.clock ?? systemClock;
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDir: o.inMemoryDb ? undefined : join(config.DATA_DIR, 'notifier'),
+  });
+  const repo = new DrizzleNotifierRepo(database.db);
+  const deliver = createDeliver({
+    timeoutMs: config.NOTIFIER_SEND_TIMEOUT_SECONDS * 1000,
+    fetch: o.fetch,
+    baseUrls: o.baseUrls ?? {
+      telegram: config.NOTIFIER_TELEGRAM_BASE_URL,
+      discord: config.NOTIFIER_DISCORD_BASE_URL,
+      slack: config.NOTIFIER_SLACK_BASE_URL,
+      pushover: config.NOTIFIER_PUSHOVER_BASE_URL,
+      ntfy: config.NOTIFIER_NTFY_BASE_URL,
+    },
+  });
+  const dispatcher = new Dispatcher({
+    repo,
+    deliver,
+    clock,
+    logger: logger.child({ component: 'dispatcher' }),
+    retryDelaysMs: retryDelaysMs(config),
+  });
+  const service = new NotifierService(repo, dispatcher, clock);
+
+  // Persistent session with a stable client id: events published while we are down are queued by
+  // the broker and replayed on reconnect. The handler is registered before the first CONNACK.
+  const bus = await createMqtt({
+    url: config.MQTT_URL ?? 'mqtt://127.0.0.1:1883',
+    username: config.MQTT_USERNAME,
+    password: config.MQTT_PASSWORD,
+    prefix: config.MQTT_TOPIC_PREFIX,
+    service: 'notifier',
+    id: config.SERVICE_ID,
+    logger,
+    clean: false,
+    clientId: `outpost-notifier-${config.SERVICE_ID}`,
+    waitForConnect: false,
+  });
+  await subscribeControllerEvents(bus, dispatcher, logger);
+
+  const resumed = await dispatcher.resume();
+  if (resumed) logger.info({ retries: resumed }, 'resumed pending retries');
+  const prune = () =>
+    void repo.pruneEvents(clock.now() - DEDUP_WINDOW_MS).catch((err) => logger.warn({ err }, 'prune failed'));
+  prune();
+  const pruneTimer = clock.setInterval(prune, DAY_MS);
+
+  if (!config.JWT_SECRET) {
+    logger.warn('JWT_SECRET is not set: the notifier API accepts requests without a token');
+  }
+  const app = createGateway({
+    logger,
+    service,
+    repo,
+    jwtSecret: config.JWT_SECRET,
+    version: VERSION,
+    health: async () => ({
+      broker: bus.connected ? 'connected' : 'disconnected',
+      database: (await database.ping()) ? 'connected' : 'disconnected',
+    }),
+  });
+  let server: RunningServer;
+  try {
+    server = await serveApp(
+      { fetch: (req: Request) => app.fetch(req) },
+      { port: config.NOTIFIER_PORT, host: config.HOST },
+    );
+  } catch (err) {
+    clock.clearInterval(pruneTimer);
+    dispatcher.stop();
+    await bus.close();
+    await database.close();
+    throw err;
+  }
+  logger.info({ url: server.url, database: database.kind }, 'notifier listening');
+
+  let closed = false;
+  return {
+    url: server.url,
+    port: server.port,
+    bus,
+    database,
+    dispatcher,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clock.clearInterval(pruneTimer);
+      dispatcher.stop();
+      await server.close();
+      await Promise.race([dispatcher.settled(), new Promise((r) => setTimeout(r, 3000))]);
+      await bus.close();
+      await database.close();
+    },
+  };
+}

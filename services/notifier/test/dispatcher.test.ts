@@ -1,0 +1,231 @@
+import { startHttpPeer } from '@outpost/notify/testing';
+import { ManualClock } from '@outpost/runtime/clock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NotifierDatabase, openDatabase } from '../src/db/client.js';
+import { DrizzleNotifierRepo } from '../src/db/repo.js';
+import { createDeliver } from '../src/delivery/deliver.js';
+import { Dispatcher } from '../src/domain/dispatcher.js';
+import { NotifierService } from '../src/domain/service.js';
+import { freshPostgres } from './helpers/databases.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const pg = await freshPostgres();
+const backends = [
+  { name: 'pglite', url: undefined as string | undefined },
+  ...(pg ? [{ name: 'postgres', url: pg.url }] : []),
+];
+afterAll(() => pg?.drop());
+
+const event = (event_id: string, data: Record<string, unknown> = {}) => ({
+  event: 'generator_started',
+  event_id,
+  timestamp: 1767225600,
+  controller_id: 'main',
+  data: { run_id: 7, start_time: 1767225600, fuel_type: 'diesel', ...data },
+});
+
+describe.each(backends)('dispatcher with $name', ({ url }) => {
+  let database: NotifierDatabase;
+  let repo: DrizzleNotifierRepo;
+  let peer: Awaited<ReturnType<typeof startHttpPeer>>;
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const deliver = createDeliver({ timeoutMs: 2000 });
+  let dispatcher: Dispatcher;
+  let service: NotifierService;
+  let good: number;
+  let bad: number;
+
+  beforeAll(async () => {
+    database = await openDatabase({ databaseUrl: url });
+    repo = new DrizzleNotifierRepo(database.db);
+    peer = await startHttpPeer((r) =>
+      r.path === '/bad' ? { status: 500, body: 'provider down' } : undefined,
+    );
+    dispatcher = new Dispatcher({ repo, deliver, clock, logger: silent });
+    service = new NotifierService(repo, dispatcher, clock);
+    good = (
+      await service.createChannel({
+        name: 'good',
+        channel_type: 'webhook',
+        enabled: true,
+        config: { url: `${peer.url}/good`, method: 'POST', headers: {} },
+      })
+    ).id;
+    bad = (
+      await service.createChannel({
+        name: 'bad',
+        channel_type: 'webhook',
+        enabled: true,
+        config: { url: `${peer.url}/bad`, method: 'POST', headers: {} },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    dispatcher.stop();
+    await peer.close();
+    await database.close();
+  });
+
+  it('retries a failing channel with backoff until it ends as failed, while the other delivers once', async () => {
+    await service.putSetting('generator_started', {
+      enabled: true,
+      channel_ids: [good, bad],
+      group_ids: [],
+      title_template: 'Run {{run_id}}',
+      body_template: 'started {{start_time}}',
+    });
+    expect(await dispatcher.handleEvent(event('e-1'))).toBe('dispatched');
+    await dispatcher.settled();
+    const paths = () => peer.requests.map((r) => r.path);
+    expect(paths().sort()).toEqual(['/bad', '/good']);
+    expect(peer.requests.find((r) => r.path === '/good')!.json).toMatchObject({
+      title: 'Run 7',
+      body: 'started 2026-01-01 00:00:00 UTC',
+      event: 'generator_started',
+      event_id: 'e-1',
+    });
+
+    for (const wait of [5_000, 30_000, 120_000]) {
+      clock.advance(wait - 1);
+      await dispatcher.settled();
+      const before = paths().length;
+      clock.advance(1);
+      await dispatcher.settled();
+      expect(paths().length).toBe(before + 1);
+    }
+    expect(paths().filter((p) => p === '/bad')).toHaveLength(4);
+    expect(paths().filter((p) => p === '/good')).toHaveLength(1);
+
+    const history = (await repo.listDeliveries(20)).reverse();
+    const badRows = history.filter((h) => h.channel_id === bad);
+    expect(badRows.map((h) => [h.attempt, h.status])).toEqual([
+      [1, 'retrying'],
+      [2, 'retrying'],
+      [3, 'retrying'],
+      [4, 'failed'],
+    ]);
+    expect(badRows[3]!.error).toBe('webhook: HTTP 500 provider down');
+    expect(history.filter((h) => h.channel_id === good).map((h) => h.status)).toEqual(['sent']);
+    expect(await repo.listRetries()).toEqual([]);
+    clock.advance(3_600_000);
+    await dispatcher.settled();
+    expect(paths()).toHaveLength(5);
+  });
+
+  it('handles a redelivered event id once', async () => {
+    const before = peer.requests.length;
+    expect(await dispatcher.handleEvent(event('e-2'))).toBe('dispatched');
+    expect(await dispatcher.handleEvent(event('e-2'))).toBe('duplicate');
+    await dispatcher.settled();
+    expect(peer.requests.length).toBe(before + 2);
+    // Let the failing channel's retries run out (each is scheduled after the previous attempt).
+    for (let i = 0; i < 4; i++) {
+      clock.advance(600_000);
+      await dispatcher.settled();
+    }
+    expect(await repo.listRetries()).toEqual([]);
+  });
+
+  it('a restart resumes owed retries from the database', async () => {
+    await service.putSetting('generator_stopped', {
+      enabled: true,
+      channel_ids: [bad],
+      group_ids: [],
+      title_template: 'stop',
+      body_template: '{{reason}}',
+    });
+    await dispatcher.handleEvent({ ...event('e-3'), event: 'generator_stopped', data: { reason: 'manual' } });
+    await dispatcher.settled();
+    dispatcher.stop();
+    peer.respond = () => undefined;
+    dispatcher = new Dispatcher({ repo, deliver, clock, logger: silent });
+    service = new NotifierService(repo, dispatcher, clock);
+    expect(await dispatcher.resume()).toBe(1);
+    clock.advance(5_000);
+    await dispatcher.settled();
+    const rows = (await repo.listDeliveries(2)).reverse();
+    expect(rows.map((r) => [r.source, r.attempt, r.status])).toEqual([
+      ['generator_stopped', 1, 'retrying'],
+      ['generator_stopped', 2, 'sent'],
+    ]);
+  });
+
+  it('reaches channels through enabled groups only, skips disabled channels and disabled events', async () => {
+    const third = await service.createChannel({
+      name: 'third',
+      channel_type: 'webhook',
+      enabled: true,
+      config: { url: `${peer.url}/third`, method: 'POST', headers: {} },
+    });
+    const off = await service.createChannel({
+      name: 'off',
+      channel_type: 'webhook',
+      enabled: false,
+      config: { url: `${peer.url}/off`, method: 'POST', headers: {} },
+    });
+    const g1 = await service.createGroup({
+      name: 'ops',
+      description: '',
+      channel_ids: [third.id, off.id],
+      enabled: true,
+    });
+    const g2 = await service.createGroup({
+      name: 'muted',
+      description: '',
+      channel_ids: [good],
+      enabled: false,
+    });
+    await service.putSetting('slave_disconnected', {
+      enabled: true,
+      channel_ids: [],
+      group_ids: [g1.id, g2.id],
+      title_template: 'Lost',
+      body_template: '{{details}}',
+    });
+    const before = peer.requests.length;
+    await dispatcher.handleEvent({
+      ...event('e-4'),
+      event: 'slave_disconnected',
+      data: { status: 'disconnected', details: 'hb lost' },
+    });
+    await dispatcher.settled();
+    expect(peer.requests.slice(before).map((r) => r.path)).toEqual(['/third']);
+
+    await service.putSetting('slave_disconnected', {
+      enabled: false,
+      channel_ids: [third.id],
+      group_ids: [],
+      title_template: 'Lost',
+      body_template: '',
+    });
+    expect(await dispatcher.handleEvent({ ...event('e-5'), event: 'slave_disconnected' })).toBe('disabled');
+    expect(await dispatcher.handleEvent({ ...event('e-6'), event: 'generator.started.manual' })).toBe(
+      'ignored',
+    );
+
+    await service.deleteChannel(third.id);
+    expect((await service.getGroup(g1.id)).channel_ids).toEqual([off.id]);
+    expect((await service.getSetting('slave_disconnected')).channel_ids).toEqual([]);
+  });
+});
+
+describe.skipIf(!pg)('channel writes that fail', () => {
+  it('report a database error without the secrets of the query parameters', async () => {
+    const database = await openDatabase({ databaseUrl: pg!.url });
+    const repo = new DrizzleNotifierRepo(database.db);
+    await database.close();
+    const err = await repo
+      .createChannel({
+        name: 'x',
+        channel_type: 'telegram',
+        config: { bot_token: '1:TOPSECRETTOKEN', chat_id: '1' },
+        enabled: true,
+        created_at: 0,
+        updated_at: 0,
+      })
+      .catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/^database error while saving a channel/);
+    expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).not.toContain('TOPSECRET');
+  });
+});

@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+import { peerUrl } from '@outpost/runtime/testing';
+import postgres from 'postgres';
+
+/** A fresh PostgreSQL database for this run (dropped by `drop`), or null when no server answers locally. */
+export async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const base = await peerUrl('TEST_DATABASE_URL');
+  if (!base) return null;
+  const name = `notifier_test_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = postgres(base, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
+}
