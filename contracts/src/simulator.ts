@@ -63,7 +63,8 @@ export const SerialDevicePath = z
   .regex(/^\/dev\/[A-Za-z0-9._/-]+$/, 'expected a /dev/ path');
 export const SerialConfig = z
   .object({
-    device: SerialDevicePath,
+    /** null clears the selection. */
+    device: SerialDevicePath.nullable(),
     baudrate: z.union([4800, 9600, 19200, 38400, 57600, 115200, 230400].map((b) => z.literal(b))),
   })
   .partial()
@@ -71,14 +72,13 @@ export const SerialConfig = z
 export const SerialSelect = z.object({ device: SerialDevicePath }).strict();
 
 const Port = z.number().int().min(1).max(65535);
-/** An IPv4 address, or a last-octet range `a.b.c.10-20`. */
+const OCTET = '(25[0-5]|2[0-4]\\d|1?\\d?\\d)';
+const IPV4 = `${OCTET}(\\.${OCTET}){3}`;
+/** An IPv4 address, a last-octet range `a.b.c.10-20`, or a full range `a.b.c.10-a.b.c.20`. */
 export const Ipv4OrRange = z
   .string()
   .max(40)
-  .regex(
-    /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}(-(25[0-5]|2[0-4]\d|1?\d?\d))?$/,
-    'expected an IPv4 address or range a.b.c.d-e',
-  );
+  .regex(new RegExp(`^${IPV4}(-(${OCTET}|${IPV4}))?$`), 'expected an IPv4 address or range a.b.c.d-e');
 export const Ipv4 = z
   .string()
   .max(15)
@@ -90,6 +90,8 @@ export const NetworkConfig = z
     protocol: NetworkProtocol,
     target_ip: z.union([Ipv4, z.literal('')]),
     port: Port,
+    /** What the sender publishes: NMEA sentences, or JSON lines another simulator's receiver ingests. */
+    sender_format: z.enum(['nmea', 'json']),
     listen_port: Port,
     efb_enabled: z.boolean(),
     efb_sim_name: z.string().max(32),
@@ -164,3 +166,65 @@ export type SimulatorHeartbeat = z.infer<typeof SimulatorHeartbeat>;
 
 /** Client → server WebSocket messages on the simulator's /ws. */
 export const SimulatorWsClientMessage = z.object({ type: z.literal('ping') }).loose();
+
+/** POST /api/auth/login, POST /api/auth/logout and GET /api/auth/check answer with this. */
+export const AuthStatus = z.object({
+  authenticated: z.boolean(),
+  username: z.string().nullable(),
+  bypass_auth: z.boolean(),
+});
+export type AuthStatus = z.infer<typeof AuthStatus>;
+
+/**
+ * GET /api/status, and the answer of every control/config/position call: the full state. The named
+ * fields are stable; the nested objects (network, receiver, outputs) carry more detail.
+ */
+export const SimulatorStatus = z
+  .object({
+    running: z.boolean(),
+    starting: z.boolean(),
+    mode: OperatingMode.nullable(),
+    modes: z.record(z.string(), z.boolean()),
+    nmea: z.record(z.string(), z.boolean()),
+    network: z.record(z.string(), z.unknown()),
+    serial: z.object({ device: z.string().nullable(), baudrate: z.number().int() }),
+    airport_icao: z.string().nullable(),
+    lat: z.number(),
+    lon: z.number(),
+    altitude_ft: z.number(),
+    speed_kts: z.number(),
+    heading: z.number(),
+    target_altitude_ft: z.number(),
+    target_speed_kts: z.number(),
+    target_heading: z.number(),
+    /** The start error (serial cannot be opened, address in use, connection refused) or a lost output. */
+    banner: z.string().nullable(),
+    receiver: z.record(z.string(), z.unknown()),
+    outputs: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .loose();
+export type SimulatorStatus = z.infer<typeof SimulatorStatus>;
+
+export const AirportResponse = z.object({ airport: Airport });
+export const AirportsResponse = z.object({ airports: z.array(Airport) });
+
+export const SerialDevice = z.object({
+  device: z.string(),
+  path: z.string(),
+  name: z.string(),
+  manufacturer: z.string().nullable(),
+  serial_number: z.string().nullable(),
+  vendor_id: z.string().nullable(),
+  product_id: z.string().nullable(),
+});
+export const SerialDevicesResponse = z.object({ devices: z.array(SerialDevice) });
+
+/**
+ * Server → client WebSocket messages on the simulator's /ws: `{type, data}` with type
+ * `status_update` (full state on connect, then partial state on each change), `nmea_output`
+ * (`data.sentences`, 1 Hz while running), `position_update` (1 Hz while running) or `pong`.
+ */
+export const SimulatorWsServerMessage = z.object({
+  type: z.enum(['status_update', 'nmea_output', 'position_update', 'pong']),
+  data: z.record(z.string(), z.unknown()),
+});

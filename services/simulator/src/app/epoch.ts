@@ -1,0 +1,40 @@
+import type { PositionValues } from '../domain/engine.js';
+import { buildSentences } from '../domain/nmea/index.js';
+import { formatXgps } from '../domain/xgps.js';
+import type { RunOutputs } from './run-outputs.js';
+import type { Settings } from './settings.js';
+
+/** The JSON line a sender publishes in `sender_format: json`; the receiver's JSON format. */
+export function senderJsonLine(p: PositionValues, nowMs: number): string {
+  const body = {
+    lat: p.lat,
+    lon: p.lon,
+    alt_ft: p.altitude_ft,
+    speed_kts: p.speed_kts,
+    heading: p.heading,
+    timestamp: new Date(nowMs).toISOString(),
+  };
+  return `${JSON.stringify(body)}\n`;
+}
+
+/**
+ * One second's output of a run: the selected NMEA sentences to USB and the sender, the XGPS line to
+ * every EFB target. Returns the sentences for the live stream.
+ */
+export function emitEpoch(run: RunOutputs, settings: Settings, p: PositionValues, nowMs: number): string[] {
+  const fix = {
+    lat: p.lat,
+    lon: p.lon,
+    altitude_ft: p.altitude_ft,
+    speed_kts: p.speed_kts,
+    track: p.heading,
+    timeMs: nowMs,
+  };
+  const sentences = buildSentences(fix, settings.nmea);
+  run.serial?.write(sentences.join(''));
+  if (run.plan.sender) {
+    run.send(settings.network.sender_format === 'json' ? [senderJsonLine(p, nowMs)] : sentences);
+  }
+  run.efb?.send(formatXgps(settings.network.efb_sim_name, fix));
+  return sentences;
+}

@@ -1,0 +1,97 @@
+import type { simulator } from '@outpost/contracts';
+import { DEFAULT_NMEA_SELECTION, type NmeaSelectionFull } from '../domain/nmea/index.js';
+
+export type OperatingModeName = 'standalone' | 'sender' | 'receiver' | 'rebroadcaster';
+export const MODE_NAMES: readonly OperatingModeName[] = ['standalone', 'sender', 'receiver', 'rebroadcaster'];
+
+export interface ModeFlagsFull {
+  standalone: boolean;
+  sender: boolean;
+  receiver: boolean;
+  rebroadcaster: boolean;
+  usb_output: boolean;
+}
+
+export interface NetworkSettings {
+  protocol: 'udp' | 'tcp';
+  target_ip: string;
+  port: number;
+  /** What the sender publishes: NMEA sentences (default) or JSON lines a receiver here ingests. */
+  sender_format: 'nmea' | 'json';
+  listen_port: number;
+  efb_enabled: boolean;
+  efb_sim_name: string;
+  efb_broadcast: boolean;
+  efb_broadcast_address: string;
+  efb_ip_enabled: boolean;
+  efb_target_ips: string[];
+  rebroadcast_usb: boolean;
+  rebroadcast_udp: boolean;
+  rebroadcast_udp_ip: string;
+  rebroadcast_udp_port: number;
+}
+
+export interface SerialSettings {
+  device: string | null;
+  baudrate: number;
+}
+
+export interface Settings {
+  modes: ModeFlagsFull;
+  network: NetworkSettings;
+  nmea: NmeaSelectionFull;
+  serial: SerialSettings;
+}
+
+export interface SettingsDefaults {
+  listenPort: number;
+  protocol: 'udp' | 'tcp';
+  retransmitPort: number;
+  efbSimName: string;
+  efbBroadcastAddress: string;
+  baudrate: number;
+}
+
+export function defaultSettings(d: SettingsDefaults): Settings {
+  return {
+    modes: { standalone: false, sender: false, receiver: false, rebroadcaster: false, usb_output: false },
+    network: {
+      protocol: d.protocol,
+      target_ip: '',
+      port: d.listenPort,
+      sender_format: 'nmea',
+      listen_port: d.listenPort,
+      efb_enabled: false,
+      efb_sim_name: d.efbSimName,
+      efb_broadcast: false,
+      efb_broadcast_address: d.efbBroadcastAddress,
+      efb_ip_enabled: false,
+      efb_target_ips: [],
+      rebroadcast_usb: false,
+      rebroadcast_udp: false,
+      rebroadcast_udp_ip: '',
+      rebroadcast_udp_port: d.retransmitPort,
+    },
+    nmea: { ...DEFAULT_NMEA_SELECTION },
+    serial: { device: null, baudrate: d.baudrate },
+  };
+}
+
+/** The one operating mode that is on, or null. */
+export function activeMode(modes: ModeFlagsFull): OperatingModeName | null {
+  return MODE_NAMES.find((m) => modes[m]) ?? null;
+}
+
+/**
+ * The operating modes behave like radio buttons: switching one on switches the others off. Asking
+ * for two at once is a client error.
+ */
+export function applyModeFlags(current: ModeFlagsFull, update: simulator.ModeFlags): ModeFlagsFull | string {
+  const turnedOn = MODE_NAMES.filter((m) => update[m] === true);
+  if (turnedOn.length > 1) return `Select only one operating mode (got ${turnedOn.join(', ')})`;
+  const next = { ...current };
+  if (turnedOn.length === 1) for (const m of MODE_NAMES) next[m] = m === turnedOn[0];
+  for (const m of MODE_NAMES) if (update[m] === false) next[m] = false;
+  if (update.usb_output !== undefined) next.usb_output = update.usb_output;
+  return next;
+}

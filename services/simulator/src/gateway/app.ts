@@ -1,0 +1,105 @@
+import { createNodeWebSocket } from '@hono/node-ws';
+import { type Clock, createApp, type Logger, type OutpostApp } from '@outpost/runtime';
+import type { MiddlewareHandler } from 'hono';
+import type { SimulatorService } from '../app/simulator-service.js';
+import type { SerialDevice } from '../io/serial-devices.js';
+import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
+import { type AirportDeps, airportRoutes } from './routes-airports.js';
+import { authRoutes } from './routes-auth.js';
+import { controlRoutes } from './routes-control.js';
+import { WsHub } from './ws-hub.js';
+
+export interface GatewayOptions {
+  service: SimulatorService;
+  logger: Logger;
+  clock: Clock;
+  auth: {
+    username: string;
+    password: string;
+    bypassAuth: boolean;
+    maxFailures: number;
+    windowSeconds: number;
+  };
+  listDevices: () => Promise<SerialDevice[]>;
+  airports: AirportDeps;
+  health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+export interface Gateway {
+  app: OutpostApp;
+  hub: WsHub;
+  sessions: SessionStore;
+  /** Attach the WebSocket upgrade handler to the HTTP server once it exists. */
+  injectWebSocket: ReturnType<typeof createNodeWebSocket>['injectWebSocket'];
+}
+
+/** The simulator's HTTP and WebSocket surface. */
+export function buildGateway(opts: GatewayOptions): Gateway {
+  const { service, logger } = opts;
+  const app = createApp({
+    service: 'simulator',
+    version: '1.0.0',
+    logger,
+    title: 'Outpost GPS position simulator',
+    health: opts.health,
+  });
+  const hub = new WsHub(logger.child({ component: 'ws' }));
+  const sessions = new SessionStore(opts.clock);
+  const limiter = new LoginLimiter(opts.clock, opts.auth.maxFailures, opts.auth.windowSeconds * 1000);
+  const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+
+  const requireSession: MiddlewareHandler = async (c, next) => {
+    if (opts.auth.bypassAuth || c.req.path === '/api/auth/login') return next();
+    const username = sessions.touch(sessionToken(c));
+    if (!username) return c.json({ detail: 'Not authenticated' }, 401);
+    c.set('username' as never, username as never);
+    return next();
+  };
+  // A page on another site must not open the live stream with this browser's cookie.
+  const sameOrigin: MiddlewareHandler = async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin) {
+      let host: string | null = null;
+      try {
+        host = new URL(origin).host;
+      } catch {
+        host = null;
+      }
+      if (host !== c.req.header('host')) return c.json({ detail: 'Cross-origin WebSocket refused' }, 403);
+    }
+    return next();
+  };
+  app.use('/api/*', requireSession);
+  app.use('/ws', sameOrigin, requireSession);
+
+  authRoutes(app, { sessions, limiter, ...opts.auth });
+  controlRoutes(app, { service, listDevices: opts.listDevices });
+  airportRoutes(app, opts.airports);
+
+  app.get(
+    '/ws',
+    upgradeWebSocket(() => {
+      let client: ReturnType<WsHub['add']> | null = null;
+      return {
+        onOpen: (_evt, ws) => {
+          client = hub.add(ws, service.status());
+        },
+        onMessage: (evt, _ws) => {
+          if (client) hub.receive(client, evt.data);
+        },
+        onClose: () => {
+          if (client) hub.remove(client);
+        },
+        onError: () => {
+          if (client) hub.remove(client);
+        },
+      };
+    }),
+  );
+
+  service.on('status', (partial) => hub.broadcast('status_update', partial));
+  service.on('nmea', (sentences) => hub.broadcast('nmea_output', { sentences }));
+  service.on('position', (p) => hub.broadcast('position_update', p));
+
+  return { app, hub, sessions, injectWebSocket };
+}

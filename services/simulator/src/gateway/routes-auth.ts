@@ -1,0 +1,92 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { simulator } from '@outpost/contracts';
+import { HttpError } from '@outpost/runtime';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import {
+  clientAddress,
+  type LoginLimiter,
+  SESSION_COOKIE,
+  type SessionStore,
+  safeEqual,
+  sessionToken,
+} from './auth.js';
+import { input, jsonRoute } from './openapi.js';
+
+export interface AuthDeps {
+  sessions: SessionStore;
+  limiter: LoginLimiter;
+  username: string;
+  password: string;
+  bypassAuth: boolean;
+}
+
+const tags = ['auth'];
+
+export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
+  jsonRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/auth/login',
+      summary: 'Start a cookie session (gps_session)',
+      tags,
+      body: simulator.LoginRequest,
+      response: simulator.AuthStatus,
+      errors: { 429: 'Too many failed logins from this address; see Retry-After' },
+    },
+    (c) => {
+      const client = clientAddress(c);
+      const wait = deps.limiter.retryAfter(client);
+      if (wait > 0) {
+        throw new HttpError(429, `Too many failed login attempts; try again in ${wait} s`, {
+          'Retry-After': String(wait),
+        });
+      }
+      const body = input<{ username: string; password: string }>(c, 'json');
+      // Both comparisons always run, so timing does not reveal which one failed.
+      const userOk = safeEqual(body.username, deps.username);
+      const passOk = safeEqual(body.password, deps.password);
+      if (!userOk || !passOk) {
+        deps.limiter.fail(client);
+        throw new HttpError(401, 'Invalid username or password');
+      }
+      deps.limiter.succeed(client);
+      deps.sessions.destroy(sessionToken(c));
+      const token = deps.sessions.create(deps.username);
+      // No Max-Age/Expires: the session ends when the browser closes.
+      setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', path: '/' });
+      return c.json({ authenticated: true, username: deps.username, bypass_auth: deps.bypassAuth }, 200);
+    },
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/auth/logout',
+      summary: 'End the session',
+      tags,
+      response: simulator.AuthStatus,
+    },
+    (c) => {
+      deps.sessions.destroy(sessionToken(c));
+      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      return c.json({ authenticated: false, username: null, bypass_auth: deps.bypassAuth }, 200);
+    },
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/auth/check',
+      summary: 'Session status',
+      tags,
+      response: simulator.AuthStatus,
+    },
+    (c) => {
+      const username = (c.get('username' as never) as string | undefined) ?? null;
+      return c.json({ authenticated: true, username, bypass_auth: deps.bypassAuth }, 200);
+    },
+  );
+}
