@@ -1,14 +1,14 @@
 import type { RelaynodeEvent, relaynode } from '@outpost/contracts';
+import { redactNotifierUrl } from '@outpost/notify';
 import { HttpError } from '@outpost/runtime';
 import type { AlertSender, AlertStore } from './domain/alerts.js';
 import type { LogSink } from './domain/relay-node.js';
 import {
+  type DeliveryOptions,
   type DeliveryResult,
-  notifyAll,
-  parseNotifierUrl,
-  redactNotifierUrl,
-  type SendOptions,
-} from './notify/index.js';
+  deliverToAll,
+  notifierUrlProblems,
+} from './notifications.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { PowerControl } from './system/power.js';
 
@@ -22,7 +22,7 @@ export interface AdminOptions {
   relayOn: () => boolean;
   settings: SettingsStore;
   envNotifierUrls: string[];
-  notify?: SendOptions;
+  notify?: DeliveryOptions;
   power: PowerControl;
   log: LogSink;
   nodeId: string;
@@ -46,14 +46,7 @@ export class NodeAdmin {
   }
 
   setNotifierUrls(urls: string[]): relaynode.RelaynodeNotificationsStatus {
-    const problems: string[] = [];
-    urls.forEach((u, i) => {
-      try {
-        parseNotifierUrl(u);
-      } catch (err) {
-        problems.push(`notifier_urls.${i}: ${(err as Error).message}`);
-      }
-    });
+    const problems = notifierUrlProblems(urls).map((p) => `notifier_urls.${p.index}: ${p.error}`);
     if (problems.length) throw new HttpError(422, problems.join('; '));
     this.o.settings.update({ notifier_urls: urls });
     this.o.log.info({ count: urls.length }, 'notifier URLs updated');
@@ -68,7 +61,7 @@ export class NodeAdmin {
   async testNotifications(): Promise<{ results: DeliveryResult[] }> {
     const urls = this.notifierUrls();
     if (urls.length === 0) throw new HttpError(409, 'No notifier URLs configured');
-    const results = await notifyAll(
+    const results = await deliverToAll(
       urls,
       { title: 'Test notification', body: `Relay node ${this.o.nodeId}: notifications work.`, type: 'info' },
       this.o.notify,
@@ -131,7 +124,7 @@ export class NodeAdmin {
         this.o.log.warn({ event: m.event }, 'no notifier URLs configured; notification not sent');
         return;
       }
-      const results = await notifyAll(
+      const results = await deliverToAll(
         urls,
         { title: m.title, body: m.body, type: m.event === 'failsafe_triggered' ? 'failure' : 'success' },
         this.o.notify,

@@ -2,7 +2,7 @@ import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
 import { z } from 'zod';
 import type { GpioMode } from './hardware/io-factory.js';
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
-import { parseNotifierUrl } from './notify/index.js';
+import { notifierUrlProblems } from './notifications.js';
 
 const optBool = z
   .string()
@@ -21,12 +21,8 @@ const notifierUrls = z
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    for (const u of urls) {
-      try {
-        parseNotifierUrl(u);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `${u.split('://')[0]}:// URL: ${(err as Error).message}` });
-      }
+    for (const p of notifierUrlProblems(urls)) {
+      ctx.addIssue({ code: 'custom', message: `notifier URL ${p.index + 1} (${p.url}): ${p.error}` });
     }
     return urls;
   });

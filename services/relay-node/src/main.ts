@@ -1,4 +1,4 @@
-import { ConfigError, createLogger } from '@outpost/runtime';
+import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { MISSING_SECRET, readConfig } from './config.js';
 import { type RunningNode, startRelayNode } from './service.js';
 
@@ -21,29 +21,38 @@ try {
 const logger = createLogger({ service: 'relaynode', level: config.logLevel });
 let running: RunningNode | null = null;
 
-/** Relay OFF on every way out: signals, crashes, and a plain exit. */
-async function shutdown(reason: string, code: number): Promise<void> {
-  logger.warn({ reason }, 'relay node stopping: relay OFF');
-  const force = setTimeout(() => process.exit(code), 3_000);
-  force.unref();
-  try {
-    await running?.close(reason);
-  } finally {
-    process.exit(code);
-  }
+const GRACE_MS = 3_000;
+let stopReason = 'shutdown';
+
+/** Relay OFF first (core.stop inside close), then the listeners and the broker connection. */
+async function close(): Promise<void> {
+  logger.warn({ reason: stopReason }, 'relay node stopping: relay OFF');
+  await running?.close(stopReason);
 }
 
-process.on('SIGINT', () => void shutdown('SIGINT', 0));
-process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
-process.on('SIGHUP', () => void shutdown('SIGHUP', 0));
-process.on('uncaughtException', (err) => {
-  logger.fatal({ err }, 'uncaught exception');
-  void shutdown('uncaughtException', 1);
+// Registered before stopOnSignals so the signal's name is known when it calls close().
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopReason === 'shutdown') stopReason = signal;
+  });
+}
+stopOnSignals(logger, close, GRACE_MS);
+// A closed terminal or session: the same clean stop (the default action would skip the relay OFF).
+process.on('SIGHUP', () => {
+  stopReason = 'SIGHUP';
+  process.kill(process.pid, 'SIGTERM');
 });
-process.on('unhandledRejection', (err) => {
-  logger.fatal({ err }, 'unhandled rejection');
-  void shutdown('unhandledRejection', 1);
-});
+
+/** A crash: relay OFF, then exit 1 (forced after the grace period if closing hangs). */
+function crash(kind: 'uncaughtException' | 'unhandledRejection', err: unknown): void {
+  logger.fatal({ err }, kind === 'uncaughtException' ? 'uncaught exception' : 'unhandled rejection');
+  stopReason = kind;
+  setTimeout(() => process.exit(1), GRACE_MS).unref();
+  const exit = () => process.exit(1);
+  close().then(exit, exit);
+}
+process.on('uncaughtException', (err) => crash('uncaughtException', err));
+process.on('unhandledRejection', (err) => crash('unhandledRejection', err));
 // Last resort for paths that skip the handlers above (process.exit elsewhere): synchronous OFF write.
 process.on('exit', () => {
   running?.node.stop('exit');

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { BaseUrls } from '@outpost/notify';
 import { createMqtt, type Logger, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { NodeAdmin } from './admin.js';
@@ -10,7 +11,6 @@ import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
 import { chooseIo, type IoChoice } from './hardware/io-factory.js';
 import { RelayDriver } from './hardware/relay-driver.js';
-import type { ProviderEndpoints } from './notify/index.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { SystemBus } from './system/dbus.js';
 import { LogindPower, type PowerControl, RecordingPower } from './system/power.js';
@@ -25,7 +25,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Tests pass their own MockIO; otherwise chosen from MOCK_HAT_MODE / GPIO_MODE. */
   io?: IoChoice;
-  endpoints?: Partial<ProviderEndpoints>;
+  /** Provider origins for notifications (telegram, discord, slack, pushover, ntfy), e.g. a local peer. */
+  baseUrls?: BaseUrls;
   power?: PowerControl;
   /** A D-Bus address standing in for the system bus (tests). */
   systemBusAddress?: string;
@@ -68,7 +69,7 @@ export async function startRelayNode(o: StartOptions) {
     relayOn: () => node?.isRelayOn ?? false,
     settings,
     envNotifierUrls: config.notifierUrls,
-    notify: { endpoints: o.endpoints ?? {} },
+    notify: o.baseUrls ? { baseUrls: o.baseUrls } : {},
     power,
     log,
     nodeId: config.id,

@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,101 +13,6 @@ export async function freePort(): Promise<number> {
   srv.close();
   await once(srv, 'close');
   return port;
-}
-
-export interface Received {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A local HTTP receiver that records every request; `status` sets the reply code. */
-export async function startReceiver() {
-  const requests: Received[] = [];
-  const waiters: Array<() => void> = [];
-  const state = { status: 200 };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-      res.writeHead(state.status, { 'content-type': 'application/json' }).end('{"ok":true}');
-      for (const w of waiters.splice(0)) w();
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    state,
-    async waitFor(n: number, timeoutMs = 5000): Promise<void> {
-      const until = Date.now() + timeoutMs;
-      while (requests.length < n) {
-        if (Date.now() > until) throw new Error(`expected ${n} requests, got ${requests.length}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 50);
-        });
-      }
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-const PY = '/usr/bin/python3';
-
-/** aiosmtpd on a free loopback port; messages land in a JSON-lines file. */
-export async function startSmtp() {
-  const dir = mkdtempSync(join(tmpdir(), 'relaynode-smtp-'));
-  const file = join(dir, 'mail.jsonl');
-  writeFileSync(file, '');
-  const port = await freePort();
-  const proc: ChildProcess = spawn(
-    PY,
-    [join(import.meta.dirname, 'fixtures', 'smtp-sink.py'), String(port), file],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`aiosmtpd did not start: ${err}`)), 10_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('READY')) {
-        clearTimeout(t);
-        resolve();
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(t);
-      reject(new Error(`aiosmtpd exited ${code}: ${err}`));
-    });
-  });
-  return {
-    port,
-    messages: () =>
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { mail_from: string; rcpt_tos: string[]; data: string }),
-    async close() {
-      proc.kill('SIGTERM');
-      await once(proc, 'exit').catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A private bus that looks like the system bus, with python3-dbusmock templates on it. */

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '@outpost/runtime';
+import type { BaseUrls } from '@outpost/notify';
+import { createLogger, type Logger } from '@outpost/runtime';
 import type { Clock } from '@outpost/runtime/clock';
 import type { RelaynodeConfig } from '../src/config.js';
 import { MockIO } from '../src/hardware/mock-io.js';
 import type { IOPlugin } from '../src/hardware/relay-driver.js';
-import type { ProviderEndpoints } from '../src/notify/index.js';
 import { startRelayNode } from '../src/service.js';
 
 export const SECRET = 'test-secret-0123456789';
@@ -37,7 +37,9 @@ export async function startTestNode(
   opts: {
     config?: Partial<RelaynodeConfig>;
     clock?: Clock;
-    endpoints?: Partial<ProviderEndpoints>;
+    baseUrls?: BaseUrls;
+    /** Defaults to a silent logger. */
+    logger?: Logger;
     systemBusAddress?: string;
   } = {},
 ) {
@@ -45,10 +47,10 @@ export async function startTestNode(
   const io = new MockIO();
   const running = await startRelayNode({
     config,
-    logger: createLogger({ service: 'relaynode', level: 'silent' }),
+    logger: opts.logger ?? createLogger({ service: 'relaynode', level: 'silent' }),
     io: { io: io as unknown as IOPlugin, kind: 'mock', mock: io },
     ...(opts.clock ? { clock: opts.clock } : {}),
-    ...(opts.endpoints ? { endpoints: opts.endpoints } : {}),
+    ...(opts.baseUrls ? { baseUrls: opts.baseUrls } : {}),
     ...(opts.systemBusAddress ? { systemBusAddress: opts.systemBusAddress } : {}),
   });
   const url = running.server!.url;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startHttpPeer } from '@outpost/notify/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver } from '../peers.js';
 import { startTestNode } from '../service-helpers.js';
 
 type Node = Awaited<ReturnType<typeof startTestNode>>;
@@ -183,7 +183,7 @@ describe('relay node REST API', () => {
 
 describe('administration and notifications', () => {
   it('notifier URLs, cooldowns and the reboot schedule persist in settings.json across restarts', async () => {
-    const rx = await startReceiver();
+    const rx = await startHttpPeer();
     let n = await startTestNode();
     try {
       const bad = await n.api('POST', '/api/relaynode/notifications', { notifier_urls: ['tgram://bad/1'] });
@@ -192,7 +192,7 @@ describe('administration and notifications', () => {
       const set = await n.api('POST', '/api/relaynode/notifications', { notifier_urls: urls });
       expect(set.body).toMatchObject({
         source: 'settings',
-        notifier_urls: [`json://127.0.0.1:${rx.port}/hook`],
+        notifier_urls: [`json://127.0.0.1:${rx.port}/****`],
       });
       await n.api('POST', '/api/relaynode/notifications/settings', {
         failsafe_cooldown_minutes: 15,
@@ -229,7 +229,7 @@ describe('administration and notifications', () => {
   });
 
   it('failsafe: relay OFF, Failsafe Triggered to NOTIFIER_URLS, Restored on the next heartbeat', async () => {
-    const rx = await startReceiver();
+    const rx = await startHttpPeer();
     const clock = new ManualClock(Date.now());
     const n = await startTestNode({
       clock,

@@ -8,8 +8,8 @@ import { freePort } from '../peers.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
 
-function run(env: Record<string, string>) {
-  const proc = spawn(process.execPath, [MAIN], {
+function run(env: Record<string, string>, nodeArgs: string[] = []) {
+  const proc = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,17 +41,38 @@ describe('the relay node process (dist/main.js)', () => {
     expect(p.err()).toMatch(/^Invalid environment variable RELAY_PIN: expected GPIOn/);
   });
 
-  it('serves, and on SIGTERM drives the relay OFF and exits 0', async () => {
+  it('a bad NOTIFIER_URLS stops it with one line naming the variable, without the secret', async () => {
+    const p = run({
+      RELAYNODE_API_SECRET: 'x',
+      MOCK_HAT_MODE: 'true',
+      NOTIFIER_URLS: 'tgram://oops-SECRET/1',
+    });
+    const [code] = await once(p.proc, 'exit');
+    expect(code).toBe(1);
+    expect(p.err().trim().split('\n')).toEqual([
+      'Invalid environment variable NOTIFIER_URLS: notifier URL 1 (tgram://****): tgram: expected tgram://<bot_token>/<chat_id>',
+    ]);
+    expect(p.out()).toBe('');
+  });
+
+  /** Starts the node with the relay ON; `trigger` ends it one way or another. */
+  async function relayOnThenEnd(
+    trigger: (proc: ReturnType<typeof run>['proc']) => void,
+    nodeArgs: string[] = [],
+  ): Promise<{ code: number | null; out: string }> {
     const dir = mkdtempSync(join(tmpdir(), 'relaynode-main-'));
     const port = await freePort();
-    const p = run({
-      RELAYNODE_API_SECRET: 'k',
-      MOCK_HAT_MODE: 'true',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dir,
-      LOG_LEVEL: 'info',
-    });
+    const p = run(
+      {
+        RELAYNODE_API_SECRET: 'k',
+        MOCK_HAT_MODE: 'true',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dir,
+        LOG_LEVEL: 'info',
+      },
+      nodeArgs,
+    );
     try {
       const until = Date.now() + 10_000;
       while (!p.out().includes('relay node listening')) {
@@ -64,15 +85,39 @@ describe('the relay node process (dist/main.js)', () => {
         body: JSON.stringify({ heartbeat_interval: 10, armed: true, relay_on: true }),
       });
       expect(await hb.json()).toMatchObject({ relay_on: true });
-      p.proc.kill('SIGTERM');
-      const [code] = await once(p.proc, 'exit');
-      expect(code).toBe(0);
-      expect(p.out()).toContain('relay node stopping: relay OFF');
-      expect(p.out()).toMatch(/"reason":"SIGTERM".*"msg":"relay OFF"/);
+      const exited = once(p.proc, 'exit');
+      trigger(p.proc);
+      const [code] = await exited;
+      return { code, out: p.out() };
     } finally {
       if (p.proc.exitCode === null) p.proc.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    it(`serves, and on ${signal} drives the relay OFF and exits 0`, async () => {
+      const r = await relayOnThenEnd((proc) => proc.kill(signal));
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('relay node stopping: relay OFF');
+      expect(r.out).toMatch(new RegExp(`"reason":"${signal}".*"msg":"relay OFF"`));
+    });
+  }
+
+  it('an uncaught exception drives the relay OFF and exits 1', async () => {
+    // A preloaded module that throws from a SIGUSR2 listener: an exception nothing catches.
+    const preload = 'data:text/javascript,process.on("SIGUSR2",()=>{throw new Error("boom")})';
+    const r = await relayOnThenEnd((proc) => proc.kill('SIGUSR2'), [`--import=${preload}`]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/"msg":"uncaught exception"/);
+    expect(r.out).toMatch(/"reason":"uncaughtException".*"msg":"relay OFF"/);
+  });
+
+  it('a plain process.exit still writes the relay OFF on the way out', async () => {
+    const preload = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
+    const r = await relayOnThenEnd((proc) => proc.kill('SIGUSR2'), [`--import=${preload}`]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/"reason":"exit".*"msg":"relay OFF"/);
   });
 });
 
