@@ -1,4 +1,4 @@
-import { ConfigError, createLogger } from '@outpost/runtime';
+import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { type NotifierConfig, parseNotifierConfig } from './config.js';
 import { type RunningNotifier, startNotifier } from './notifier-app.js';
 
@@ -21,20 +21,7 @@ async function main(): Promise<void> {
     logger.fatal({ err }, 'notifier failed to start');
     process.exit(1);
   }
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 8000);
-    force.unref();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(logger, () => app.close(), 8000);
 }
 
 void main();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, createLogger } from '@outpost/runtime';
+import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { AutoStartConfigError } from './app/auto-start.js';
 import { SimulatorIpError } from './heartbeat/index.js';
 import { startSimulator } from './app/simulator-app.js';
@@ -42,20 +42,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 5000);
-    force.unref();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(logger, () => app.close(), 5000);
 }
 
 void main();
