@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { UnixMillis } from './common.js';
 import { OperatingMode } from './enums.js';
 
+/**
+ * One simulator in the dashboard's fleet_state: the heartbeat fields, the last position and ages.
+ * `online`: availability not `offline` (the last will), heartbeat younger than 3 s and position
+ * (position topic, or a heartbeat carrying lat/lon) younger than 5 s. `available`: the simulator's
+ * MQTT availability said `online` (or it sent a heartbeat since). Null fields: never reported.
+ */
 export const FleetSimulator = z.object({
   id: z.string(),
   online: z.boolean(),
@@ -9,6 +15,8 @@ export const FleetSimulator = z.object({
   sim_reachable: z.boolean().nullable(),
   receiving_udp: z.boolean().nullable(),
   uptime_seconds: z.number().int().nullable(),
+  /** The spec's heartbeat field name for the same value (seconds). */
+  uptime: z.number().int().nullable(),
   mode: OperatingMode.nullable(),
   running: z.boolean().nullable(),
   lat: z.number().nullable(),
@@ -22,6 +30,7 @@ export const FleetSimulator = z.object({
 });
 export type FleetSimulator = z.infer<typeof FleetSimulator>;
 
+/** A generator site (controller + relay node) on the same bus; `physical_safety_engaged` is the EPO. */
 export const FleetGeneratorSite = z.object({
   id: z.string(),
   controller_online: z.boolean(),

@@ -63,7 +63,10 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'DASHBOARD_PORT',
     defaultPort: 8090,
     mqttUser: 'dashboard',
-    env: () => ({}),
+    env: () => ({
+      EXPECTED_SIMULATORS: process.env.EXPECTED_SIMULATORS ?? 'main',
+      EXPECTED_SITES: process.env.EXPECTED_SITES ?? 'main',
+    }),
   },
 ];
 

@@ -170,18 +170,20 @@ export class OutpostMqtt {
     }
   }
 
-  /** Publishes `offline` (the will covers a crash) and disconnects. */
+  /** Publishes `offline` (the will covers a crash) and disconnects, never waiting on a broker that went away. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.client.connected) {
       try {
         await withTimeout(this.client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000);
+        await withTimeout(this.client.endAsync(false), 2000);
+        return;
       } catch {
         // Broker went away during shutdown: the last will says offline for us.
       }
     }
-    await this.client.endAsync(false);
+    await this.client.endAsync(true);
   }
 }
 

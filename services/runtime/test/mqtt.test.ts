@@ -148,3 +148,15 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client across a broker restart', 
     await broker.stop();
   });
 });
+
+describe.skipIf(!hasMosquitto())('runtime MQTT client shutdown', () => {
+  it('closes promptly when the broker vanished first', async () => {
+    const broker = new PrivateMosquitto(await freePort());
+    await broker.start();
+    const bus = await createMqtt({ url: broker.url, service: 'dashboard', id: 'd9', logger, reconnectPeriodMs: 100 });
+    await broker.stop();
+    const started = Date.now();
+    await bus.close();
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});

@@ -1,0 +1,108 @@
+import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
+import { z } from 'zod';
+import { parseSites, type SiteSpec } from './domain/sites.js';
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A comma-separated list of simulator ids (topic levels). */
+const idList = z
+  .string()
+  .max(1_000_000)
+  .transform((value, ctx) => {
+    const ids: string[] = [];
+    const seen = new Set<string>();
+    for (const raw of value.split(',')) {
+      const id = raw.trim();
+      if (!id) continue;
+      if (!ID.test(id)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${id.slice(0, 70)}" is not a simulator id (letters, digits, "_", "-")`,
+        });
+        return z.NEVER;
+      }
+      if (!seen.has(id)) {
+        seen.add(id);
+        ids.push(id);
+      }
+    }
+    return ids;
+  })
+  .default([]);
+
+const siteList = z
+  .string()
+  .max(100_000)
+  .transform((value, ctx): SiteSpec[] => {
+    try {
+      return parseSites(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  })
+  .default([]);
+
+export const dashboardEnvSchema = z.object({
+  ...baseEnvShape,
+  DASHBOARD_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PORT: envPort(8090),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  EXPECTED_SIMULATORS: idList,
+  /** Generator sites to show: `controller` or `controller:relaynode`, comma-separated. */
+  EXPECTED_SITES: siteList,
+  /** Optional `user:password`; unset, the dashboard has no authentication, as its spec says. */
+  DASHBOARD_AUTH: z
+    .string()
+    .max(400)
+    .regex(/^[^:]+:.+$/, 'expected user:password')
+    .optional(),
+  /** Publish the retained snapshot on dashboard/<id>/fleet; false for a broker account with viewer rights only. */
+  DASHBOARD_PUBLISH: envBool(true),
+  DASHBOARD_MAX_SIMULATORS: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  DASHBOARD_MAX_WS_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
+});
+
+export type DashboardEnv = z.infer<typeof dashboardEnvSchema>;
+
+export interface DashboardConfig {
+  port: number;
+  host: string;
+  mqttUrl: string;
+  mqttUsername?: string | undefined;
+  mqttPassword?: string | undefined;
+  prefix: string;
+  serviceId: string;
+  logLevel: string;
+  expectedSimulators: string[];
+  expectedSites: SiteSpec[];
+  auth: { username: string; password: string } | null;
+  publish: boolean;
+  maxSimulators: number;
+  maxWsClients: number;
+}
+
+/** Reads the environment; throws ConfigError naming the first bad variable. */
+export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
+  const e = parseConfig(dashboardEnvSchema, env);
+  const colon = e.DASHBOARD_AUTH?.indexOf(':') ?? -1;
+  return {
+    port: e.DASHBOARD_PORT ?? e.PORT,
+    host: e.HOST,
+    mqttUrl: e.MQTT_URL ?? 'mqtt://127.0.0.1:1883',
+    mqttUsername: e.MQTT_USERNAME,
+    mqttPassword: e.MQTT_PASSWORD,
+    prefix: e.MQTT_TOPIC_PREFIX,
+    serviceId: e.SERVICE_ID,
+    logLevel: e.LOG_LEVEL,
+    expectedSimulators: e.EXPECTED_SIMULATORS,
+    expectedSites: e.EXPECTED_SITES,
+    auth:
+      e.DASHBOARD_AUTH && colon > 0
+        ? { username: e.DASHBOARD_AUTH.slice(0, colon), password: e.DASHBOARD_AUTH.slice(colon + 1) }
+        : null,
+    publish: e.DASHBOARD_PUBLISH,
+    maxSimulators: e.DASHBOARD_MAX_SIMULATORS,
+    maxWsClients: e.DASHBOARD_MAX_WS_CLIENTS,
+  };
+}

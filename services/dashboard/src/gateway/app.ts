@@ -1,0 +1,95 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { FleetState } from '@outpost/contracts';
+import { createApp, type Logger, type OutpostApp } from '@outpost/runtime';
+import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
+import { dashboardPage } from './page.js';
+
+export interface DashboardAppOptions {
+  logger: Logger;
+  /** The current fleet_state message as JSON text. */
+  snapshot: () => string;
+  auth: Credentials | null;
+  health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+const Detail = z.object({ detail: z.string() });
+
+/** Paths a load balancer or scraper reaches without the optional DASHBOARD_AUTH. */
+const OPEN_PATHS = new Set(['/health']);
+
+/** The dashboard's HTTP surface: a read-only view. No route changes any state. */
+export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
+  const app = createApp({
+    service: 'dashboard',
+    version: '1.0.0',
+    logger: opts.logger,
+    title: 'Outpost fleet dashboard',
+    description:
+      'Read-only view of every GPS simulator (and the generator sites) on the bus. ' +
+      'WebSocket `/ws` sends a `fleet_state` message (the same object as GET /api/status) on connect and at 1 Hz. ' +
+      'Every method other than GET and HEAD is answered 405.',
+    health: opts.health,
+    bodyLimit: 1024,
+  });
+
+  app.use('*', async (c, next) => {
+    if (!READ_METHODS.has(c.req.method)) {
+      c.header('Allow', 'GET, HEAD');
+      return c.json({ detail: `Method ${c.req.method} not allowed: the dashboard is read-only` }, 405);
+    }
+    return next();
+  });
+
+  if (opts.auth) {
+    const creds = opts.auth;
+    app.use('*', async (c, next) => {
+      if (OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds)) return next();
+      c.header('WWW-Authenticate', AUTH_CHALLENGE);
+      return c.json({ detail: 'Authentication required' }, 401);
+    });
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/status',
+      summary: 'One-shot snapshot of the data the WebSocket pushes',
+      tags: ['fleet'],
+      responses: {
+        200: {
+          description: 'The fleet_state message',
+          content: { 'application/json': { schema: FleetState } },
+        },
+        401: {
+          description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong',
+          content: { 'application/json': { schema: Detail } },
+        },
+      },
+    }),
+    ((c: { body: (b: string, s: number, h: Record<string, string>) => Response }) =>
+      c.body(opts.snapshot(), 200, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+      })) as never,
+  );
+
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/ws',
+    summary: 'WebSocket: fleet_state on connect and at 1 Hz',
+    description:
+      'Upgrade to a WebSocket. The server sends text messages `{"type":"fleet_state", "timestamp_ms", "simulators": [...], "generators": [...]}` ' +
+      '(the GET /api/status object) on connect and every second; it reads nothing from the client. ' +
+      'A client that falls more than about two messages behind is disconnected.',
+    tags: ['fleet'],
+    responses: {
+      101: { description: 'Switching protocols' },
+      401: { description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong' },
+      503: { description: 'Too many WebSocket clients (DASHBOARD_MAX_WS_CLIENTS)' },
+    },
+  });
+
+  app.get('/', (c) => c.html(dashboardPage()));
+  return app;
+}

@@ -1,0 +1,42 @@
+import { ConfigError, createLogger } from '@outpost/runtime';
+import { parseDashboardConfig } from './config.js';
+import { startDashboard } from './service.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof parseDashboardConfig>;
+  try {
+    config = parseDashboardConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger({ service: 'dashboard', level: config.logLevel });
+  if (!config.auth) logger.info('no DASHBOARD_AUTH: anyone who can reach the dashboard sees the fleet view');
+  const dashboard = await startDashboard(config, { logger });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    dashboard.close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        logger.error({ err: err.message }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`dashboard failed to start: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import { ConfigError } from '@outpost/runtime';
+import { describe, expect, it } from 'vitest';
+import { parseDashboardConfig } from '../src/config.js';
+
+describe('dashboard configuration (environment only)', () => {
+  it('defaults: port 8090, no auth, publishing on, no expected simulators', () => {
+    const c = parseDashboardConfig({});
+    expect(c).toMatchObject({
+      port: 8090,
+      host: '0.0.0.0',
+      auth: null,
+      publish: true,
+      expectedSimulators: [],
+      expectedSites: [],
+      serviceId: 'main',
+      prefix: 'outpost',
+    });
+  });
+
+  it('DASHBOARD_PORT wins over PORT; lists are trimmed and de-duplicated', () => {
+    const c = parseDashboardConfig({
+      PORT: '9000',
+      DASHBOARD_PORT: '9100',
+      EXPECTED_SIMULATORS: ' sim-a, sim_b ,,sim-a ',
+      EXPECTED_SITES: 'main,north:north-relay',
+      DASHBOARD_AUTH: 'ops:pa:ss',
+      DASHBOARD_PUBLISH: 'false',
+    });
+    expect(c.port).toBe(9100);
+    expect(c.expectedSimulators).toEqual(['sim-a', 'sim_b']);
+    expect(c.expectedSites).toEqual([
+      { id: 'main', relaynode: 'main' },
+      { id: 'north', relaynode: 'north-relay' },
+    ]);
+    expect(c.auth).toEqual({ username: 'ops', password: 'pa:ss' });
+    expect(c.publish).toBe(false);
+  });
+
+  it.each([
+    ['EXPECTED_SIMULATORS', 'sim-a,bad/id'],
+    ['EXPECTED_SIMULATORS', 'sim+'],
+    ['EXPECTED_SITES', 'a:b:c'],
+    ['DASHBOARD_AUTH', 'nocolon'],
+    ['DASHBOARD_PORT', '70000'],
+  ])('a bad %s is refused naming the variable', (name, value) => {
+    expect(() => parseDashboardConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseDashboardConfig({ [name]: value })).toThrow(
+      new RegExp(`Invalid environment variable ${name}`),
+    );
+  });
+});
