@@ -62,7 +62,8 @@ export type StartRequest = z.infer<typeof StartRequest>;
 
 export const StartResponse = z.object({
   success: z.literal(true),
-  run_id: z.number().int(),
+  /** null only while the database is catching up on a queued write. */
+  run_id: z.number().int().nullable(),
   start_time: UnixSeconds,
   trigger: Trigger,
   scheduled_stop_at: UnixSeconds.nullable(),
@@ -92,6 +93,8 @@ export const RunRecord = z.object({
   trigger_type: Trigger,
   stop_reason: StopReason.nullable(),
   notes: z.string().nullable(),
+  /** The free-text reason given with a stop, or what stopped it. */
+  stop_note: z.string().nullable().optional(),
   fuel_type_at_run: FuelType.nullable(),
   load_at_run: z.number().int().nullable(),
   estimated_fuel_used: z.number().nonnegative().nullable(),
@@ -160,12 +163,21 @@ export const RuntimeLimitsResponse = RuntimeLimitSettings.extend({
 
 export const ClearLockoutRequest = z.object({ acknowledge: z.boolean() }).strict();
 
+export const RuntimeLimitSettingsUpdate = RuntimeLimitSettings.partial().strict();
+export const FuelSettingsUpdate = FuelSettings.partial().strict();
+
+/** Generic acknowledgement of a state-changing call. */
+export const ActionResponse = z.object({ success: z.boolean(), message: z.string() }).loose();
+
 export const OverrideEnableRequest = z.object({ override_type: OverrideType }).strict();
 
 export const OverrideStatus = z.object({
   active: z.boolean(),
   override_type: OverrideType.nullable(),
   since: UnixSeconds.nullable(),
+  quiet_override_active: z.boolean().optional(),
+  quiet_override_expires_at: UnixSeconds.nullable().optional(),
+  hoa_position: HoaPosition.optional(),
 });
 
 export const QuietOverrideRequest = z
@@ -180,6 +192,7 @@ export const ControllerSettings = z
 /** HH:MM, 24 h. */
 export const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24 h)');
 
+/** days_of_week follow the cron convention: 0 = Sunday … 6 = Saturday. */
 export const ScheduleInput = z
   .object({
     name: z.string().min(1).max(100),
@@ -191,6 +204,30 @@ export const ScheduleInput = z
   .strict();
 export type ScheduleInput = z.infer<typeof ScheduleInput>;
 
+export const ScheduleUpdate = z
+  .object({
+    name: z.string().min(1).max(100),
+    days_of_week: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+    start_time: ClockTime,
+    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+export const Schedule = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  days_of_week: z.array(z.number().int()),
+  start_time: z.string(),
+  duration_minutes: z.number().int(),
+  enabled: z.boolean(),
+  next_execution: UnixSeconds.nullable(),
+  last_run_at: UnixSeconds.nullable(),
+  last_result: z.string().nullable(),
+});
+export type Schedule = z.infer<typeof Schedule>;
+
 export const ExerciseSettings = z
   .object({
     enabled: z.boolean(),
@@ -200,6 +237,26 @@ export const ExerciseSettings = z
   })
   .strict();
 
+export const ExerciseSettingsUpdate = z
+  .object({
+    enabled: z.boolean(),
+    frequency_days: z.number().int().min(1).max(365),
+    start_time: ClockTime,
+    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+  })
+  .partial()
+  .strict();
+
+export const ExerciseStatus = z.object({
+  enabled: z.boolean(),
+  frequency_days: z.number().int(),
+  start_time: z.string(),
+  duration_minutes: z.number().int(),
+  next_exercise_date: UnixSeconds.nullable(),
+  last_run_at: UnixSeconds.nullable(),
+  last_result: z.string().nullable(),
+});
+
 export const WebhookInput = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2000),
@@ -208,6 +265,26 @@ export const WebhookInput = z
     enabled: z.boolean().default(true),
   })
   .strict();
+
+export const WebhookUpdate = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    secret: z.string().min(8).max(200),
+    events: z.array(z.string().max(100)).max(50),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+export const Webhook = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  /** Shown once, when the webhook is created without a secret of its own. */
+  secret: z.string().optional(),
+  created_at: UnixSeconds,
+});
 
 export const LoginRequest = z
   .object({ username: z.string().min(1).max(100), password: z.string().min(1).max(200) })

@@ -1,0 +1,74 @@
+import type { OutpostMqtt } from '@outpost/runtime';
+import type { DomainLogger } from '../domain/types.js';
+import type { EventSink } from '../outbox/dispatcher.js';
+import type { ControllerService } from '../service.js';
+import type { DesiredSink, HeartbeatPublisher } from './heartbeat.js';
+import { applySetCommand } from './set-handler.js';
+import { StatePublisher, type StateSink } from './state-publisher.js';
+
+export interface MqttIds {
+  controllerId: string;
+  relaynodeId: string;
+}
+
+/** The controller's topics on one broker connection (null bus: nothing connected, ever). */
+export function mqttSinks(
+  bus: OutpostMqtt | null,
+  ids: MqttIds,
+): { events: EventSink; state: StateSink; desired: DesiredSink } {
+  const connected = () => bus?.connected ?? false;
+  const need = (): OutpostMqtt => {
+    if (!bus) throw new Error('no MQTT broker configured');
+    return bus;
+  };
+  return {
+    events: {
+      get connected() {
+        return connected();
+      },
+      publish: (event) =>
+        need().publish('controllerEvent', { id: ids.controllerId, name: event.event }, event),
+    },
+    state: {
+      get connected() {
+        return connected();
+      },
+      publish: (state) => need().publish('controllerState', { id: ids.controllerId }, state),
+    },
+    desired: {
+      get connected() {
+        return connected();
+      },
+      publish: (payload) => need().publish('relaynodeDesired', { id: ids.relaynodeId }, payload),
+    },
+  };
+}
+
+/**
+ * Follows the broker: retained state on every change and after each reconnect, the outbox drained on
+ * reconnect, an immediate heartbeat on reconnect, and controller/<id>/set commands applied.
+ */
+export async function attachMqtt(
+  svc: ControllerService,
+  bus: OutpostMqtt,
+  opts: {
+    sinks: ReturnType<typeof mqttSinks>;
+    heartbeat: HeartbeatPublisher | null;
+    controllerId: string;
+    logger: DomainLogger;
+  },
+): Promise<StatePublisher> {
+  const statePublisher = new StatePublisher(opts.sinks.state, () => svc.controller.view(), opts.logger);
+  svc.onStateChanged(() => statePublisher.schedule());
+  bus.onConnect(() => {
+    void statePublisher.publishNow();
+    void opts.heartbeat?.beat().catch(() => undefined);
+    void svc.dispatcher.kick();
+  });
+  await bus.subscribe('controllerSet', { id: opts.controllerId }, async (cmd, _params, topic) => {
+    await applySetCommand(svc.controller, cmd, { who: 'mqtt', from: topic }, opts.logger);
+  });
+  statePublisher.schedule();
+  void svc.dispatcher.kick();
+  return statePublisher;
+}

@@ -1,0 +1,49 @@
+import { baseEnvShape, envBool } from '@outpost/runtime';
+import { z } from 'zod';
+
+const pin = z.coerce.number().int().min(0).max(64).optional();
+
+/** The controller's environment (spec variables, ARCHITECTURE.md "Running"). */
+export const ControllerEnv = z.object({
+  ...baseEnvShape,
+  CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  JWT_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(43200),
+  ADMIN_USERNAME: z.string().min(1).max(100).default('admin'),
+  ADMIN_PASSWORD: z.string().min(10, 'must be at least 10 characters').max(200).optional(),
+  HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  ALLOWED_IPS: z.string().optional(),
+  TRUSTED_PROXIES: z.string().optional(),
+  GPIO_MODE: z.enum(['auto', 'mock', 'raspi']).default('auto'),
+  TZ: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'unknown time zone')
+    .default('UTC'),
+  BMS_GPIO_PIN: pin,
+  HOA_GPIO_QUIET: pin,
+  HOA_GPIO_RUN: pin,
+  HOA_BOOT_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  HOA_SWITCH_ENABLED: envBool(false),
+  BOOT_ARMING_POLICY: z.enum(['fail_safe', 'preserve_state']).optional(),
+  RELAYNODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('main'),
+});
+export type ControllerEnv = z.infer<typeof ControllerEnv>;
+
+export const listenPort = (env: ControllerEnv): number => env.CONTROLLER_PORT ?? env.PORT ?? 8000;

@@ -1,0 +1,141 @@
+import { and, asc, desc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import type { Db } from './connection.js';
+import { outbox, webhookDeliveries, webhooks } from './schema.js';
+
+export type OutboxRow = typeof outbox.$inferSelect;
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export interface WebhookFields {
+  url: string;
+  secret: string;
+  events: string[];
+  enabled: boolean;
+}
+
+/** The outbox and the webhook tables. */
+export class OutboxStore {
+  constructor(private readonly db: Db) {}
+
+  unpublished(limit: number): Promise<OutboxRow[]> {
+    return this.db
+      .select()
+      .from(outbox)
+      .where(isNull(outbox.published_at))
+      .orderBy(asc(outbox.id))
+      .limit(limit);
+  }
+
+  async markPublished(id: number, at: number): Promise<void> {
+    await this.db.update(outbox).set({ published_at: at }).where(eq(outbox.id, id));
+  }
+
+  unfanned(limit: number): Promise<OutboxRow[]> {
+    return this.db
+      .select()
+      .from(outbox)
+      .where(isNull(outbox.fanned_out_at))
+      .orderBy(asc(outbox.id))
+      .limit(limit);
+  }
+
+  /** Creates the deliveries of one event and marks it fanned out, in one transaction. */
+  async fanOut(row: OutboxRow, webhookIds: number[], now: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (webhookIds.length > 0) {
+        await tx.insert(webhookDeliveries).values(
+          webhookIds.map((webhook_id) => ({
+            webhook_id,
+            outbox_id: row.id,
+            event: row.event,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            created_at: now,
+          })),
+        );
+      }
+      await tx.update(outbox).set({ fanned_out_at: now }).where(eq(outbox.id, row.id));
+    });
+  }
+
+  async dueDeliveries(now: number, limit: number) {
+    return this.db
+      .select({ delivery: webhookDeliveries, webhook: webhooks, item: outbox })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhook_id))
+      .innerJoin(outbox, eq(outbox.id, webhookDeliveries.outbox_id))
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.next_attempt_at, now)))
+      .orderBy(asc(webhookDeliveries.id))
+      .limit(limit);
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const [row] = await this.db
+      .select({ at: webhookDeliveries.next_attempt_at })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.status, 'pending'))
+      .orderBy(asc(webhookDeliveries.next_attempt_at))
+      .limit(1);
+    return row?.at ?? null;
+  }
+
+  async recordAttempt(id: number, patch: Partial<Omit<DeliveryRow, 'id'>>): Promise<void> {
+    await this.db.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, id));
+  }
+
+  async recordDirect(row: Omit<DeliveryRow, 'id'>): Promise<void> {
+    await this.db.insert(webhookDeliveries).values(row);
+  }
+
+  deliveries(webhookId: number, limit: number): Promise<DeliveryRow[]> {
+    return this.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhook_id, webhookId))
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(limit);
+  }
+
+  // ---- webhooks CRUD ----
+
+  listWebhooks(): Promise<WebhookRow[]> {
+    return this.db.select().from(webhooks).orderBy(asc(webhooks.id));
+  }
+
+  enabledWebhooks(): Promise<WebhookRow[]> {
+    return this.db.select().from(webhooks).where(eq(webhooks.enabled, true));
+  }
+
+  async getWebhook(id: number): Promise<WebhookRow | null> {
+    const [row] = await this.db.select().from(webhooks).where(eq(webhooks.id, id));
+    return row ?? null;
+  }
+
+  async createWebhook(fields: WebhookFields, now: number): Promise<WebhookRow> {
+    const [row] = await this.db
+      .insert(webhooks)
+      .values({ ...fields, created_at: now, updated_at: now })
+      .returning();
+    return row as WebhookRow;
+  }
+
+  async updateWebhook(id: number, fields: Partial<WebhookFields>, now: number): Promise<WebhookRow | null> {
+    const [row] = await this.db
+      .update(webhooks)
+      .set({ ...fields, updated_at: now })
+      .where(eq(webhooks.id, id))
+      .returning();
+    return row ?? null;
+  }
+
+  async deleteWebhook(id: number): Promise<boolean> {
+    const rows = await this.db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id });
+    return rows.length > 0;
+  }
+
+  async outboxByIds(ids: number[]): Promise<OutboxRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.select().from(outbox).where(inArray(outbox.id, ids));
+  }
+}

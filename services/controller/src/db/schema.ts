@@ -1,0 +1,177 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  serial,
+  text,
+} from 'drizzle-orm/pg-core';
+
+/** Every table of the controller lives in its own PostgreSQL schema. */
+export const controller = pgSchema('controller');
+
+const ms = (name: string) => bigint(name, { mode: 'number' });
+
+export const users = controller.table('users', {
+  id: serial('id').primaryKey(),
+  username: text('username').notNull().unique(),
+  password_hash: text('password_hash').notNull(),
+  created_at: ms('created_at').notNull(),
+  password_changed_at: ms('password_changed_at').notNull(),
+});
+
+export const revokedTokens = controller.table('revoked_tokens', {
+  jti: text('jti').primaryKey(),
+  expires_at: ms('expires_at').notNull(),
+});
+
+/** The spec's persistent controller state: one row, id 1. */
+export const controllerState = controller.table('controller_state', {
+  id: integer('id').primaryKey(),
+  generator_running: boolean('generator_running').notNull(),
+  run_trigger: text('run_trigger').notNull(),
+  generator_start_time: ms('generator_start_time'),
+  current_run_id: integer('current_run_id'),
+  slave_relay_armed: boolean('slave_relay_armed').notNull(),
+  automation_armed: boolean('automation_armed').notNull(),
+  manual_disarm_active: boolean('manual_disarm_active').notNull(),
+  slave_connection_status: text('slave_connection_status').notNull(),
+  missed_heartbeat_count: integer('missed_heartbeat_count').notNull(),
+  slave_physical_safety_engaged: boolean('slave_physical_safety_engaged').notNull(),
+  quiet_override_active: boolean('quiet_override_active').notNull(),
+  quiet_override_expires_at: ms('quiet_override_expires_at'),
+  override_type: text('override_type'),
+  override_since: ms('override_since'),
+  lockout_active: boolean('lockout_active').notNull(),
+  cooldown_until: ms('cooldown_until'),
+  scheduled_stop_at: ms('scheduled_stop_at'),
+  scheduled_stop_reason: text('scheduled_stop_reason'),
+  fuel_reset_at: ms('fuel_reset_at'),
+  last_alive_at: ms('last_alive_at'),
+  updated_at: ms('updated_at').notNull(),
+});
+
+/** Runtime-limit and fuel settings, the boot arming policy and the input debounce: one row, id 1. */
+export const settings = controller.table('settings', {
+  id: integer('id').primaryKey(),
+  runtime_limits_enabled: boolean('runtime_limits_enabled').notNull(),
+  max_run_minutes: integer('max_run_minutes').notNull(),
+  cooldown_minutes: integer('cooldown_minutes').notNull(),
+  lockout_on_max_runtime: boolean('lockout_on_max_runtime').notNull(),
+  fuel_type: text('fuel_type').notNull(),
+  expected_load: integer('expected_load').notNull(),
+  gph_at_50: doublePrecision('gph_at_50').notNull(),
+  gph_at_100: doublePrecision('gph_at_100').notNull(),
+  boot_arming_policy: text('boot_arming_policy').notNull(),
+  bms_debounce_ms: integer('bms_debounce_ms').notNull(),
+});
+
+export const runs = controller.table(
+  'runs',
+  {
+    id: serial('id').primaryKey(),
+    start_time: ms('start_time').notNull(),
+    stop_time: ms('stop_time'),
+    duration_seconds: integer('duration_seconds'),
+    trigger_type: text('trigger_type').notNull(),
+    stop_reason: text('stop_reason'),
+    notes: text('notes'),
+    stop_note: text('stop_note'),
+    fuel_type_at_run: text('fuel_type_at_run'),
+    load_at_run: integer('load_at_run'),
+    gph_at_run: doublePrecision('gph_at_run'),
+    estimated_fuel_used: doublePrecision('estimated_fuel_used'),
+    scheduled_run_id: integer('scheduled_run_id'),
+  },
+  (t) => [
+    index('runs_start_time_idx').on(t.start_time),
+    index('runs_open_idx').on(t.stop_time).where(sql`${t.stop_time} is null`),
+  ],
+);
+
+export const schedules = controller.table('schedules', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  days_of_week: jsonb('days_of_week').$type<number[]>().notNull(),
+  start_time: text('start_time').notNull(),
+  duration_minutes: integer('duration_minutes').notNull(),
+  enabled: boolean('enabled').notNull(),
+  last_run_at: ms('last_run_at'),
+  last_result: text('last_result'),
+  created_at: ms('created_at').notNull(),
+  updated_at: ms('updated_at').notNull(),
+});
+
+export const exerciseSchedule = controller.table('exercise_schedule', {
+  id: integer('id').primaryKey(),
+  enabled: boolean('enabled').notNull(),
+  frequency_days: integer('frequency_days').notNull(),
+  start_time: text('start_time').notNull(),
+  duration_minutes: integer('duration_minutes').notNull(),
+  next_exercise_at: ms('next_exercise_at'),
+  last_run_at: ms('last_run_at'),
+  last_result: text('last_result'),
+});
+
+export const webhooks = controller.table('webhooks', {
+  id: serial('id').primaryKey(),
+  url: text('url').notNull(),
+  secret: text('secret').notNull(),
+  events: jsonb('events').$type<string[]>().notNull(),
+  enabled: boolean('enabled').notNull(),
+  created_at: ms('created_at').notNull(),
+  updated_at: ms('updated_at').notNull(),
+});
+
+export const webhookDeliveries = controller.table(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    webhook_id: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    outbox_id: bigint('outbox_id', { mode: 'number' }).notNull(),
+    event: text('event').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull(),
+    next_attempt_at: ms('next_attempt_at'),
+    last_status_code: integer('last_status_code'),
+    last_error: text('last_error'),
+    delivered_at: ms('delivered_at'),
+    created_at: ms('created_at').notNull(),
+  },
+  (t) => [index('webhook_deliveries_due_idx').on(t.status, t.next_attempt_at)],
+);
+
+/** Events written in the same transaction as the state change, published from here. */
+export const outbox = controller.table(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    event_id: text('event_id').notNull().unique(),
+    event: text('event').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    created_at: ms('created_at').notNull(),
+    published_at: ms('published_at'),
+    fanned_out_at: ms('fanned_out_at'),
+  },
+  (t) => [index('outbox_unpublished_idx').on(t.id).where(sql`${t.published_at} is null`)],
+);
+
+export const auditLog = controller.table(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: ms('at').notNull(),
+    who: text('who').notNull(),
+    source: text('source').notNull(),
+    action: text('action').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+  },
+  (t) => [index('audit_log_at_idx').on(t.at)],
+);

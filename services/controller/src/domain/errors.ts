@@ -1,0 +1,35 @@
+/** Why a request was refused; the gateway maps `kind` to an HTTP status. */
+export type RefusalCode =
+  | 'already_running'
+  | 'epo'
+  | 'quiet'
+  | 'not_armed'
+  | 'lockout'
+  | 'cooldown'
+  | 'force_stop'
+  | 'relay_unavailable'
+  | 'db_unavailable'
+  | 'not_quiet'
+  | 'not_locked_out'
+  | 'invalid';
+
+export const REFUSAL_MESSAGES = {
+  not_armed: 'Cannot start - automation is not armed',
+  epo: 'Cannot start - hardware safety (EPO) is engaged at the relay node',
+  already_running: 'Cannot start - generator is already running',
+  quiet: 'Cannot start - HOA selector is in Quiet',
+  lockout: 'Cannot start - runtime lockout is active; acknowledge it with POST /api/generator/clear-lockout',
+  force_stop: 'Cannot start - force_stop override is active',
+  relay_unavailable: 'Cannot start - the relay node link (MQTT broker) is unavailable',
+  db_unavailable: 'Cannot start - the database is unavailable',
+} as const;
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}

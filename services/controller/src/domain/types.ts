@@ -1,0 +1,192 @@
+import type {
+  BootArmingPolicy,
+  ExpectedLoad,
+  FuelType,
+  HoaPosition,
+  OverrideType,
+  SlaveConnectionStatus,
+  StopReason,
+  Trigger,
+} from '@outpost/contracts';
+
+/** The spec's "persistent controller state", plus the few fields the rules need to survive a restart. */
+export interface PersistedState {
+  generator_running: boolean;
+  run_trigger: Trigger | 'idle';
+  /** ms since epoch */
+  generator_start_time: number | null;
+  current_run_id: number | null;
+  slave_relay_armed: boolean;
+  automation_armed: boolean;
+  manual_disarm_active: boolean;
+  slave_connection_status: SlaveConnectionStatus;
+  missed_heartbeat_count: number;
+  slave_physical_safety_engaged: boolean;
+  quiet_override_active: boolean;
+  /** ms since epoch */
+  quiet_override_expires_at: number | null;
+  override_type: OverrideType | null;
+  override_since: number | null;
+  lockout_active: boolean;
+  cooldown_until: number | null;
+  /** Auto-stop deadline of the current run (ms); persisted so it survives a restart. */
+  scheduled_stop_at: number | null;
+  scheduled_stop_reason: StopReason | null;
+  fuel_reset_at: number | null;
+  /** Last time the controller was known alive; bounds the stop time of an orphaned run. */
+  last_alive_at: number | null;
+}
+
+export const INITIAL_STATE: PersistedState = {
+  generator_running: false,
+  run_trigger: 'idle',
+  generator_start_time: null,
+  current_run_id: null,
+  slave_relay_armed: false,
+  automation_armed: false,
+  manual_disarm_active: false,
+  slave_connection_status: 'unknown',
+  missed_heartbeat_count: 0,
+  slave_physical_safety_engaged: false,
+  quiet_override_active: false,
+  quiet_override_expires_at: null,
+  override_type: null,
+  override_since: null,
+  lockout_active: false,
+  cooldown_until: null,
+  scheduled_stop_at: null,
+  scheduled_stop_reason: null,
+  fuel_reset_at: null,
+  last_alive_at: null,
+};
+
+export interface RuntimeLimitSettings {
+  runtime_limits_enabled: boolean;
+  max_run_minutes: number;
+  cooldown_minutes: number;
+  lockout_on_max_runtime: boolean;
+}
+
+export interface FuelSettings {
+  fuel_type: FuelType;
+  expected_load: ExpectedLoad;
+  gph_at_50: number;
+  gph_at_100: number;
+}
+
+export interface Settings {
+  limits: RuntimeLimitSettings;
+  fuel: FuelSettings;
+  boot_arming_policy: BootArmingPolicy;
+  bms_debounce_ms: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  limits: {
+    runtime_limits_enabled: false,
+    max_run_minutes: 480,
+    cooldown_minutes: 60,
+    lockout_on_max_runtime: true,
+  },
+  fuel: { fuel_type: 'diesel', expected_load: 50, gph_at_50: 0, gph_at_100: 0 },
+  boot_arming_policy: 'fail_safe',
+  bms_debounce_ms: 0,
+};
+
+/** Who caused a change and from where; every state change is audited with it. */
+export interface Actor {
+  /** username, or a system source such as `system`, `bms`, `hoa`, `scheduler`, `mqtt`. */
+  who: string;
+  /** client IP, MQTT client, GPIO pin, … */
+  from: string;
+}
+
+export const SYSTEM: Actor = { who: 'system', from: 'controller' };
+
+/** Mutable reference so a queued run creation and its later completion agree on the id. */
+export interface RunRef {
+  id: number | null;
+}
+
+export interface NewRun {
+  ref: RunRef;
+  start_time: number;
+  trigger_type: Trigger;
+  notes: string | null;
+  fuel_type_at_run: FuelType;
+  load_at_run: ExpectedLoad;
+  gph_at_run: number;
+  scheduled_run_id: number | null;
+}
+
+export interface RunClose {
+  ref: RunRef;
+  stop_time: number;
+  duration_seconds: number;
+  stop_reason: StopReason;
+  estimated_fuel_used: number;
+  stop_note: string | null;
+}
+
+export interface EventDraft {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+export interface AuditDraft {
+  action: string;
+  actor: Actor;
+  details?: Record<string, unknown>;
+}
+
+/** One database transaction: state, settings, run records, outbox events and audit entries together. */
+export interface CommitBatch {
+  /** Tag for logs and tests (`start:state`, `stop:run`, …). */
+  label: string;
+  state?: PersistedState;
+  settings?: Settings;
+  createRun?: NewRun;
+  closeRuns?: RunClose[];
+  /** Built at commit time so they can carry the id of the run created in the same transaction. */
+  events?: (runId: number | null) => EventDraft[];
+  audit?: AuditDraft[];
+}
+
+export interface OpenRun {
+  id: number;
+  start_time: number;
+  trigger_type: Trigger;
+  gph_at_run: number | null;
+}
+
+/** Persistence port; one call to commit is one transaction. */
+export interface ControllerRepository {
+  loadState(): Promise<PersistedState | null>;
+  loadSettings(): Promise<Settings | null>;
+  openRuns(): Promise<OpenRun[]>;
+  commit(batch: CommitBatch): Promise<{ runId: number | null }>;
+}
+
+/** The link to the relay node: the heartbeat publisher implements it. */
+export interface RelayPort {
+  /** Commands the relay; implementations publish the intent at once and keep re-sending it as heartbeats. */
+  commandRelay(on: boolean): Promise<void>;
+  /** Arm or disarm the relay node (part of the same desired state). */
+  setArmed(armed: boolean): Promise<void>;
+  /** False while a command cannot be delivered (broker down): a start answers 503. */
+  available(): boolean;
+}
+
+/** Outward notifications of the domain (retained state, outbox kick). */
+export interface DomainBus {
+  stateChanged(): void;
+  eventsQueued(): void;
+}
+
+export interface DomainLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type { HoaPosition };

@@ -1,0 +1,117 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { createApp, type OutpostApp } from '@outpost/runtime';
+import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Logger } from 'pino';
+import { auditEntries } from '../db/audit-store.js';
+import type { ControllerService } from '../service.js';
+import type { GatewayBindings } from './context.js';
+import { errorResponses, router } from './context.js';
+import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
+import { authRoutes } from './routes-auth.js';
+import { devRoutes } from './routes-dev.js';
+import { generatorRoutes } from './routes-generator.js';
+import { overrideRoutes } from './routes-override.js';
+import { scheduleRoutes } from './routes-schedules.js';
+import { webhookRoutes } from './routes-webhooks.js';
+
+export interface GatewayOptions {
+  logger: Logger;
+  /** ALLOWED_IPS: IPs and CIDRs; empty allows every client. */
+  allowedIps?: string;
+  /** TRUSTED_PROXIES: peers whose X-Forwarded-For is believed. */
+  trustedProxies?: string;
+  rateLimits?: RateLimits;
+  health?: () => Promise<Record<string, unknown>>;
+}
+
+/** Paths under /api that need no token. */
+const PUBLIC_API = new Set(['/api/auth/login', '/api/openapi.json', '/api/docs', '/api/redoc']);
+const isPublic = (path: string) =>
+  PUBLIC_API.has(path) || path.startsWith('/api/docs/') || path.startsWith('/api/redoc/');
+
+interface NodeBindings {
+  incoming?: { socket?: { remoteAddress?: string } };
+}
+
+/**
+ * The controller's HTTP front: allowlist, rate limits and bearer auth in front of the documented
+ * routes. `fetch` is what the server runs; `app` carries the OpenAPI document.
+ */
+export function buildGateway(svc: ControllerService, opts: GatewayOptions): { root: Hono; app: OutpostApp } {
+  const allowed = parseRanges(opts.allowedIps, 'ALLOWED_IPS');
+  const trusted = parseRanges(opts.trustedProxies, 'TRUSTED_PROXIES');
+  const limiter = new RateLimitGate(opts.rateLimits);
+
+  const app = createApp({
+    service: 'controller',
+    version: svc.config.version,
+    logger: opts.logger,
+    title: 'Outpost controller',
+    description:
+      'Generator control: state, start/stop, arming, overrides, runtime limits, schedules, webhooks.',
+    health: opts.health,
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+
+  const mount = (r: ReturnType<typeof router>) => app.route('/', r as unknown as typeof app);
+  mount(authRoutes(svc));
+  mount(generatorRoutes(svc));
+  mount(overrideRoutes(svc));
+  mount(scheduleRoutes(svc));
+  mount(webhookRoutes(svc));
+  if (svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
+
+  const audit = router();
+  audit.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/audit',
+      tags: ['audit'],
+      summary: 'Who changed what, from where (newest first)',
+      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+      responses: {
+        200: {
+          description: 'OK',
+          content: { 'application/json': { schema: z.array(z.record(z.string(), z.unknown())) } },
+        },
+        ...errorResponses([401, 422]),
+      },
+    }),
+    async (c) => c.json(await auditEntries(svc.db, c.req.valid('query').limit), 200),
+  );
+  mount(audit);
+
+  const root = new Hono<{ Bindings: NodeBindings }>();
+  root.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));
+  root.all('*', async (c) => {
+    const peer = c.env?.incoming?.socket?.remoteAddress;
+    const ip = clientAddress(peer, c.req.header('x-forwarded-for'), trusted);
+    if (allowed.length > 0 && !inRanges(ip, allowed)) {
+      opts.logger.warn({ ip, path: c.req.path }, 'client refused by the allowlist');
+      return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
+    }
+    const wait = await limiter.check(c.req.path, ip);
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return c.json({ detail: 'Too many requests' }, 429);
+    }
+    let auth: GatewayBindings['auth'] = null;
+    if (c.req.path.startsWith('/api/') && !isPublic(c.req.path)) {
+      const header = c.req.header('authorization') ?? '';
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      auth = match ? await svc.auth.verify(match[1] as string) : null;
+      if (!auth) {
+        c.header('WWW-Authenticate', 'Bearer');
+        return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
+      }
+    }
+    const bindings: GatewayBindings & NodeBindings = { ...(c.env ?? {}), clientIp: ip, auth };
+    return app.fetch(c.req.raw, bindings);
+  });
+  return { root: root as unknown as Hono, app };
+}

@@ -1,0 +1,95 @@
+import ipaddr from 'ipaddr.js';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+type Addr = ipaddr.IPv4 | ipaddr.IPv6;
+type Range = [Addr, number];
+
+function normalize(ip: string): Addr | null {
+  try {
+    return ipaddr.process(ip.trim().replace(/^\[|\]$/g, ''));
+  } catch {
+    return null;
+  }
+}
+
+/** Parses `10.0.0.5, 192.168.1.0/24, ::1` into ranges; throws naming a bad entry. */
+export function parseRanges(list: string | undefined, name: string): Range[] {
+  if (!list?.trim()) return [];
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        if (entry.includes('/')) {
+          const [addr, bits] = ipaddr.parseCIDR(entry);
+          if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+            return [(addr as ipaddr.IPv6).toIPv4Address(), Math.max(0, bits - 96)] as Range;
+          }
+          return [addr, bits] as Range;
+        }
+        const addr = ipaddr.process(entry);
+        return [addr, addr.kind() === 'ipv4' ? 32 : 128] as Range;
+      } catch {
+        throw new Error(`${name}: "${entry}" is not an IP address or CIDR range`);
+      }
+    });
+}
+
+export function inRanges(ip: string, ranges: Range[]): boolean {
+  const addr = normalize(ip);
+  if (!addr) return false;
+  return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
+}
+
+/**
+ * The client address: the socket peer, or — only when that peer is a trusted proxy — the right-most
+ * X-Forwarded-For entry that is not itself a trusted proxy.
+ */
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | undefined,
+  trusted: Range[],
+): string {
+  const direct = peer ? (normalize(peer)?.toString() ?? peer) : 'unknown';
+  if (!peer || trusted.length === 0 || !inRanges(peer, trusted) || !forwardedFor) return direct;
+  const hops = forwardedFor
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = normalize(hops[i] as string);
+    if (!hop) return direct;
+    if (!inRanges(hop.toString(), trusted)) return hop.toString();
+  }
+  return direct;
+}
+
+export interface RateLimits {
+  apiPerSecond: number;
+  authPerMinute: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { apiPerSecond: 30, authPerMinute: 5 };
+
+/** Per-client limits: /api at N per second, /api/auth at M per minute. Returns seconds to wait, or 0. */
+export class RateLimitGate {
+  private readonly api: RateLimiterMemory;
+  private readonly auth: RateLimiterMemory;
+
+  constructor(limits: RateLimits = DEFAULT_RATE_LIMITS) {
+    this.api = new RateLimiterMemory({ points: limits.apiPerSecond, duration: 1 });
+    this.auth = new RateLimiterMemory({ points: limits.authPerMinute, duration: 60 });
+  }
+
+  async check(path: string, client: string): Promise<number> {
+    try {
+      if (path.startsWith('/api/auth/') || path === '/api/auth') await this.auth.consume(client);
+      if (path.startsWith('/api/')) await this.api.consume(client);
+      return 0;
+    } catch (res) {
+      if (res instanceof RateLimiterRes) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw res;
+    }
+  }
+}

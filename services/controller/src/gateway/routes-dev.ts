@@ -1,0 +1,181 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { generator, HoaPosition } from '@outpost/contracts';
+import { HttpError } from '@outpost/runtime';
+import { writeAudit } from '../db/audit-store.js';
+import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
+import type { MockGpio } from '../inputs/mock-gpio.js';
+import { postWebhook } from '../outbox/webhook-client.js';
+import type { ControllerService } from '../service.js';
+import { actorOf, errorResponses, router } from './context.js';
+
+const json = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  description: 'OK',
+});
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+const tags = ['development'];
+
+const GpioState = z.object({
+  bms_signal: z.boolean(),
+  hoa_quiet: z.boolean(),
+  hoa_run: z.boolean(),
+  hoa_position: HoaPosition,
+});
+
+/** /api/dev/*: present only with mock GPIO (not on the target board). */
+export function devRoutes(svc: ControllerService, gpio: MockGpio) {
+  const r = router();
+  const gpioState = () => {
+    const v = gpio.snapshot();
+    return {
+      bms_signal: v.bms,
+      hoa_quiet: v.hoa_quiet,
+      hoa_run: v.hoa_run,
+      hoa_position: hoaFromContacts(v.hoa_quiet, v.hoa_run),
+    };
+  };
+  const change = async (c: Parameters<typeof actorOf>[0], action: string, apply: () => void) => {
+    apply();
+    await svc.inputs.settled();
+    const a = actorOf(c);
+    await writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details: gpioState() });
+    return c.json(gpioState(), 200);
+  };
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/dev/status',
+      tags,
+      responses: {
+        200: json(
+          z.object({
+            dev_mode: z.boolean(),
+            gpio_mode: z.string(),
+            gpio: GpioState,
+            generator: generator.GeneratorState,
+          }),
+        ),
+        ...errorResponses([401]),
+      },
+    }),
+    (c) =>
+      c.json({ dev_mode: true, gpio_mode: 'mock', gpio: gpioState(), generator: svc.controller.view() }, 200),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/dev/gpio/state',
+      tags,
+      responses: { 200: json(GpioState), ...errorResponses([401]) },
+    }),
+    (c) => c.json(gpioState(), 200),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/gpio/bms-signal',
+      tags,
+      request: body(generator.DevBmsSignalRequest),
+      responses: { 200: json(GpioState), ...errorResponses([400, 401, 422]) },
+    }),
+    async (c) => {
+      const { active } = c.req.valid('json');
+      return change(c, 'dev.bms_signal', () => gpio.set('bms', active));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/gpio/toggle',
+      tags,
+      responses: { 200: json(GpioState), ...errorResponses([401]) },
+    }),
+    async (c) => change(c, 'dev.bms_toggle', () => gpio.set('bms', !gpio.read('bms'))),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/gpio/reset',
+      tags,
+      responses: { 200: json(GpioState), ...errorResponses([401]) },
+    }),
+    async (c) => change(c, 'dev.bms_reset', () => gpio.set('bms', false)),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/gpio/hoa',
+      tags,
+      request: body(generator.DevHoaRequest),
+      responses: { 200: json(GpioState), ...errorResponses([400, 401, 422]) },
+    }),
+    async (c) => {
+      const contacts = contactsFor(c.req.valid('json').position);
+      return change(c, 'dev.hoa', () => {
+        gpio.set('hoa_quiet', contacts.hoa_quiet);
+        gpio.set('hoa_run', contacts.hoa_run);
+      });
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/webhook/test',
+      tags,
+      summary: 'Sends a signed webhook.test event to every enabled webhook now',
+      responses: {
+        200: json(
+          z.object({
+            sent: z.number().int(),
+            results: z.array(
+              z.object({
+                webhook_id: z.number().int(),
+                url: z.string(),
+                ok: z.boolean(),
+                status: z.number().int().nullable(),
+                error: z.string().nullable(),
+              }),
+            ),
+          }),
+        ),
+        ...errorResponses([401, 409]),
+      },
+    }),
+    async (c) => {
+      const hooks = await svc.outbox.enabledWebhooks();
+      if (hooks.length === 0)
+        throw new HttpError(409, 'No enabled webhook to test; create one with POST /api/webhooks');
+      const timestamp = Math.floor(svc.clock.now() / 1000);
+      const a = actorOf(c);
+      const results = await Promise.all(
+        hooks.map(async (h) => {
+          const res = await postWebhook(h.url, h.secret, {
+            event: 'webhook.test',
+            timestamp,
+            data: { message: 'Outpost webhook test', requested_by: a.who },
+          });
+          return { webhook_id: h.id, url: h.url, ...res };
+        }),
+      );
+      await writeAudit(svc.db, {
+        at: svc.clock.now(),
+        who: a.who,
+        from: a.from,
+        action: 'dev.webhook_test',
+        details: { results },
+      });
+      return c.json({ sent: results.length, results }, 200);
+    },
+  );
+
+  return r;
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import { generator } from '@outpost/contracts';
+import { HttpError } from '@outpost/runtime';
+import { writeAudit } from '../db/audit-store.js';
+import type { DeliveryRow, WebhookRow } from '../db/outbox-store.js';
+import type { ControllerService } from '../service.js';
+import { actorOf, errorResponses, router, sec } from './context.js';
+
+const json = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  description: 'OK',
+});
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+const tags = ['webhooks'];
+
+const Delivery = z.object({
+  id: z.number().int(),
+  event: z.string(),
+  status: z.string(),
+  attempts: z.number().int(),
+  next_attempt_at: z.number().int().nullable(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: z.number().int().nullable(),
+  created_at: z.number().int(),
+});
+
+export const webhookView = (row: WebhookRow, withSecret = false) => ({
+  id: row.id,
+  url: row.url,
+  events: row.events,
+  enabled: row.enabled,
+  created_at: Math.floor(row.created_at / 1000),
+  ...(withSecret ? { secret: row.secret } : {}),
+});
+
+const deliveryView = (d: DeliveryRow) => ({
+  id: d.id,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: sec(d.next_attempt_at),
+  last_status_code: d.last_status_code,
+  last_error: d.last_error,
+  delivered_at: sec(d.delivered_at),
+  created_at: Math.floor(d.created_at / 1000),
+});
+
+export function webhookRoutes(svc: ControllerService) {
+  const r = router();
+  const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
+    const a = actorOf(c);
+    return writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details });
+  };
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/webhooks',
+      tags,
+      responses: { 200: json(z.array(generator.Webhook)), ...errorResponses([401]) },
+    }),
+    async (c) =>
+      c.json(
+        (await svc.outbox.listWebhooks()).map((w) => webhookView(w)),
+        200,
+      ),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/webhooks',
+      tags,
+      summary:
+        'POSTs {event, timestamp, data} signed with X-Outpost-Signature: sha256=<HMAC of the body>; without a secret one is generated and shown once',
+      request: body(generator.WebhookInput),
+      responses: { 201: json(generator.Webhook), ...errorResponses([400, 401, 422]) },
+    }),
+    async (c) => {
+      const input = c.req.valid('json');
+      const generated = input.secret === undefined;
+      const row = await svc.outbox.createWebhook(
+        {
+          url: input.url,
+          secret: input.secret ?? randomBytes(24).toString('base64url'),
+          events: input.events,
+          enabled: input.enabled,
+        },
+        svc.clock.now(),
+      );
+      await audit(c, 'webhook.create', { id: row.id, url: row.url, events: row.events });
+      return c.json(webhookView(row, generated), 201);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/webhooks/{id}',
+      tags,
+      request: { params: IdParam },
+      responses: { 200: json(generator.Webhook), ...errorResponses([401, 404]) },
+    }),
+    async (c) => {
+      const row = await svc.outbox.getWebhook(c.req.valid('param').id);
+      if (!row) throw new HttpError(404, 'Webhook not found');
+      return c.json(webhookView(row), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/webhooks/{id}',
+      tags,
+      request: { params: IdParam, ...body(generator.WebhookUpdate) },
+      responses: { 200: json(generator.Webhook), ...errorResponses([400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const patch = c.req.valid('json');
+      const row = await svc.outbox.updateWebhook(id, patch, svc.clock.now());
+      if (!row) throw new HttpError(404, 'Webhook not found');
+      await audit(c, 'webhook.update', {
+        id,
+        url: patch.url,
+        events: patch.events,
+        enabled: patch.enabled,
+        secret_changed: patch.secret !== undefined,
+      });
+      return c.json(webhookView(row), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/api/webhooks/{id}',
+      tags,
+      request: { params: IdParam },
+      responses: { 200: json(generator.ActionResponse), ...errorResponses([401, 404]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      if (!(await svc.outbox.deleteWebhook(id))) throw new HttpError(404, 'Webhook not found');
+      await audit(c, 'webhook.delete', { id });
+      return c.json({ success: true, message: 'Webhook deleted' }, 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/webhooks/{id}/deliveries',
+      tags,
+      request: {
+        params: IdParam,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+      },
+      responses: { 200: json(z.array(Delivery)), ...errorResponses([401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      if (!(await svc.outbox.getWebhook(id))) throw new HttpError(404, 'Webhook not found');
+      return c.json((await svc.outbox.deliveries(id, c.req.valid('query').limit)).map(deliveryView), 200);
+    },
+  );
+
+  return r;
+}

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { createLogger, createMqtt, loadConfig, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import { systemClock } from '@outpost/runtime/clock';
+import { HeartbeatPublisher } from './bus/heartbeat.js';
+import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
+import { ControllerEnv, listenPort } from './config.js';
+import { openDatabase, pgliteDir } from './db/connection.js';
+import { buildGateway } from './gateway/gateway.js';
+import type { GpioInputPort } from './inputs/gpio-port.js';
+import { MockGpio } from './inputs/mock-gpio.js';
+import { createRaspiGpio, isRaspberryPi } from './inputs/raspi-gpio.js';
+import { createControllerService } from './service.js';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+async function main(): Promise<void> {
+  const env = loadConfig(ControllerEnv);
+  const logger = createLogger({ service: 'controller', level: env.LOG_LEVEL });
+  const clock = systemClock;
+
+  const database = await openDatabase(
+    env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: pgliteDir(env.DATA_DIR) },
+  );
+  logger.info({ database: database.kind }, 'database ready');
+
+  let mqtt: OutpostMqtt | null = null;
+  if (env.MQTT_URL) {
+    mqtt = await createMqtt({
+      url: env.MQTT_URL,
+      username: env.MQTT_USERNAME,
+      password: env.MQTT_PASSWORD,
+      prefix: env.MQTT_TOPIC_PREFIX,
+      service: 'controller',
+      id: env.SERVICE_ID,
+      logger,
+      waitForConnect: false,
+    });
+  } else {
+    logger.warn('MQTT_URL is not set: no relay node link; starts are refused until a broker is configured');
+  }
+
+  const useRaspi = env.GPIO_MODE === 'raspi' || (env.GPIO_MODE === 'auto' && isRaspberryPi());
+  const gpio: GpioInputPort = useRaspi
+    ? await createRaspiGpio({
+        bms: env.BMS_GPIO_PIN,
+        hoa_quiet: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_QUIET : undefined,
+        hoa_run: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_RUN : undefined,
+      })
+    : new MockGpio();
+  logger.info(
+    { gpio: gpio.mode },
+    gpio.mode === 'mock' ? 'mock GPIO: development endpoints at /api/dev/*' : 'GPIO ready',
+  );
+
+  const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
+  const heartbeat = new HeartbeatPublisher({
+    clock,
+    logger,
+    intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+    sink: sinks.desired,
+  });
+  const svc = await createControllerService({
+    database,
+    clock,
+    logger,
+    relay: heartbeat,
+    gpio,
+    eventSink: mqtt ? sinks.events : null,
+    onController: (controller) => heartbeat.setIntent(() => controller.desired()),
+    config: {
+      controllerId: env.SERVICE_ID,
+      timezone: env.TZ,
+      jwtSecret: env.JWT_SECRET,
+      tokenTtlSeconds: env.TOKEN_TTL_SECONDS,
+      hoaBootDelaySeconds: env.HOA_BOOT_DELAY_SECONDS,
+      hoaEnabled: env.HOA_SWITCH_ENABLED || gpio.mode === 'mock',
+      bootArmingPolicy: env.BOOT_ARMING_POLICY,
+      heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+      version: VERSION,
+    },
+  });
+  heartbeat.start();
+  if (mqtt) await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
+  const bus = mqtt;
+
+  const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);
+  if (admin.generatedPassword) {
+    process.stdout.write(
+      `Created user "${env.ADMIN_USERNAME}" with password: ${admin.generatedPassword}\n(shown once; change it with POST /api/auth/password)\n`,
+    );
+  }
+  if (!env.ALLOWED_IPS) logger.warn('ALLOWED_IPS is not set: every client address may reach the controller');
+
+  const { root } = buildGateway(svc, {
+    logger,
+    allowedIps: env.ALLOWED_IPS,
+    trustedProxies: env.TRUSTED_PROXIES,
+    health: async () => ({
+      broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
+      database: (await database.ping()) ? 'connected' : 'disconnected',
+      gpio: gpio.mode,
+      pending_database_writes: svc.controller.pendingWrites,
+    }),
+  });
+  const server = await serveApp(root, { port: listenPort(env), host: env.HOST });
+  logger.info({ url: server.url }, 'controller listening');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await server.close();
+    heartbeat.stop();
+    await svc.close();
+    await bus?.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`controller failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+import { AuthService } from './auth/auth-service.js';
+import { AuthStore } from './db/auth-store.js';
+import type { Database } from './db/connection.js';
+import { SqlControllerRepository } from './db/controller-repo.js';
+import { OutboxStore } from './db/outbox-store.js';
+import { SqlScheduleStore } from './db/schedule-store.js';
+import type { Clock } from './domain/clock.js';
+import { GeneratorController } from './domain/generator-controller.js';
+import { ScheduleRunner } from './domain/schedule-runner.js';
+import type { BootReport } from './domain/controller-core.js';
+import type { DomainLogger, RelayPort } from './domain/types.js';
+import type { GpioInputPort } from './inputs/gpio-port.js';
+import { InputBridge } from './inputs/inputs.js';
+import type { MockGpio } from './inputs/mock-gpio.js';
+import { type EventSink, OutboxDispatcher } from './outbox/dispatcher.js';
+
+export interface ServiceConfig {
+  controllerId: string;
+  timezone: string;
+  jwtSecret: string;
+  tokenTtlSeconds: number;
+  hoaBootDelaySeconds: number;
+  hoaEnabled: boolean;
+  bootArmingPolicy?: 'fail_safe' | 'preserve_state';
+  heartbeatIntervalSeconds: number;
+  version: string;
+}
+
+export interface ServiceOptions {
+  database: Database;
+  clock: Clock;
+  logger: DomainLogger;
+  config: ServiceConfig;
+  relay: RelayPort;
+  gpio: GpioInputPort;
+  eventSink?: EventSink | null;
+  /** Called whenever the generator state changed (retained state publisher). */
+  onStateChanged?: () => void;
+  outboxSweepMs?: number;
+  /** Called with the state machine before it boots (the heartbeat reads its intent). */
+  onController?: (controller: GeneratorController) => void;
+}
+
+export type ControllerService = Awaited<ReturnType<typeof createControllerService>>;
+
+/** Wires the domain to the database, the outbox, the schedules and the inputs, and boots it. */
+export async function createControllerService(opts: ServiceOptions) {
+  const { database, clock, logger, config } = opts;
+  const db = database.db;
+  const outboxStore = new OutboxStore(db);
+  const dispatcher = new OutboxDispatcher({
+    store: outboxStore,
+    sink: opts.eventSink ?? null,
+    clock,
+    logger,
+    controllerId: config.controllerId,
+    sweepMs: opts.outboxSweepMs,
+  });
+  const stateListeners: (() => void)[] = opts.onStateChanged ? [opts.onStateChanged] : [];
+  const controller = new GeneratorController({
+    clock,
+    repo: new SqlControllerRepository(db, clock),
+    relay: opts.relay,
+    bus: {
+      stateChanged: () => {
+        for (const fn of stateListeners) fn();
+      },
+      eventsQueued: () => void dispatcher.kick(),
+    },
+    logger,
+    config: { bootArmingPolicy: config.bootArmingPolicy, hoaBootDelaySeconds: config.hoaBootDelaySeconds },
+  });
+  opts.onController?.(controller);
+  const authStore = new AuthStore(db);
+  const auth = new AuthService(authStore, clock, config.jwtSecret, config.tokenTtlSeconds);
+  const schedules = new SqlScheduleStore(db);
+  const scheduler = new ScheduleRunner({
+    clock,
+    store: schedules,
+    controller,
+    logger,
+    timezone: config.timezone,
+  });
+  const inputs = new InputBridge(opts.gpio, controller, { hoaEnabled: config.hoaEnabled, logger });
+
+  await auth.init();
+  const boot: BootReport = await controller.boot();
+  await inputs.start();
+  await scheduler.reload();
+  dispatcher.start();
+
+  return {
+    config,
+    clock,
+    logger,
+    database,
+    db,
+    controller,
+    auth,
+    schedules,
+    scheduler,
+    outbox: outboxStore,
+    dispatcher,
+    inputs,
+    gpio: opts.gpio,
+    mockGpio: opts.gpio.mode === 'mock' ? (opts.gpio as MockGpio) : null,
+    relay: opts.relay,
+    boot,
+    onStateChanged(fn: () => void) {
+      stateListeners.push(fn);
+    },
+    async close() {
+      scheduler.stop();
+      dispatcher.stop();
+      controller.shutdown();
+      await opts.gpio.close();
+    },
+  };
+}
