@@ -4,5 +4,12 @@ export { baseEnvShape, ConfigError, envBool, envPort, loadConfig, parseConfig } 
 export { stopOnSignals } from './lifecycle.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
 export { createMetrics, type Metrics } from './metrics.js';
-export { createMqtt, type MqttOptions, NotConnectedError, OutpostMqtt, redactUrl } from './mqtt.js';
+export {
+  createMqtt,
+  type MqttOptions,
+  NotConnectedError,
+  OutpostMqtt,
+  RequestTimeoutError,
+  redactUrl,
+} from './mqtt.js';
 export { type RunningServer, serveApp } from './serve.js';

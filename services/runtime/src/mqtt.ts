@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import {
   decodePayload,
   encodePayload,
   type PayloadInput,
   type PayloadOf,
   parseTopic,
+  type ResponseEnvelope,
   TOPICS,
   type TopicKey,
   type TopicParams,
@@ -12,6 +14,13 @@ import {
 } from '@outpost/contracts';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
+
+export class RequestTimeoutError extends Error {
+  constructor(topic: string, timeoutMs: number) {
+    super(`no response on ${topic} within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
 
 export class NotConnectedError extends Error {
   constructor(topic: string) {
@@ -57,6 +66,8 @@ export class OutpostMqtt {
   readonly prefix: string;
   readonly availabilityTopic: string;
   private readonly subs: Subscription[] = [];
+  private readonly pending = new Map<string, (reply: ResponseEnvelope) => void>();
+  private readonly responseFilters = new Set<string>();
   private readonly log: Logger;
   private closed = false;
 
@@ -148,6 +159,48 @@ export class OutpostMqtt {
     this.subs.push({ key, filter, qos, handler: handler as unknown as Handler<TopicKey> });
     if (this.client.connected) await this.client.subscribeAsync(filter, { qos });
     else this.client.once('connect', () => void this.client.subscribe(filter, { qos }));
+  }
+
+  /**
+   * Request/response over `<svc>/<id>/request/<verb>` → `.../response/<verb>`, matched by a transaction
+   * id. Throws NotConnectedError while offline (a request is never queued) and RequestTimeoutError
+   * when no answer comes in time.
+   */
+  async request(
+    target: { svc: string; id: string; verb: string },
+    data: unknown,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<ResponseEnvelope> {
+    const timeoutMs = opts.timeoutMs ?? 5000;
+    const responseParams = { svc: target.svc, id: target.id, verb: target.verb };
+    const filter = topicFor('response', responseParams, this.prefix);
+    if (!this.client.connected) throw new NotConnectedError(topicFor('request', target, this.prefix));
+    if (!this.responseFilters.has(filter)) {
+      this.responseFilters.add(filter);
+      await this.subscribe('response', responseParams, (reply) => {
+        const resolve = this.pending.get(reply.transaction);
+        if (resolve) {
+          this.pending.delete(reply.transaction);
+          resolve(reply);
+        }
+      });
+    }
+    const transaction = randomUUID();
+    return new Promise<ResponseEnvelope>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(transaction);
+        reject(new RequestTimeoutError(filter, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(transaction, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      this.publish('request', target, { transaction, data }).catch((err: unknown) => {
+        clearTimeout(timer);
+        this.pending.delete(transaction);
+        reject(err);
+      });
+    });
   }
 
   private dispatch(topic: string, payload: Buffer): void {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMqtt, NotConnectedError, type OutpostMqtt } from '../src/mqtt.js';
+import { createMqtt, NotConnectedError, type OutpostMqtt, RequestTimeoutError } from '../src/mqtt.js';
 import { peerUrl } from '../src/testing.js';
 import { freePort, hasMosquitto, PrivateMosquitto } from './helpers/mosquitto.js';
 
@@ -158,5 +158,27 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client shutdown', () => {
     const started = Date.now();
     await bus.close();
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe.skipIf(!url)('request/response over MQTT', () => {
+  it('matches answers by transaction id and times out when nobody answers', async () => {
+    const prefix = `r${randomUUID().slice(0, 8)}`;
+    const server = await createMqtt({ url: url!, prefix, service: 'relaynode', id: 'n1', logger });
+    await server.subscribe('request', { svc: 'relaynode', id: 'n1' }, async (req, params) => {
+      if (params.verb === 'silent') return;
+      await server.publish('response', params, { transaction: req.transaction, status: 'ok', data: { echo: req.data } });
+    });
+    const client = await createMqtt({ url: url!, prefix, service: 'controller', id: 'c1', logger });
+    const replies = await Promise.all([
+      client.request({ svc: 'relaynode', id: 'n1', verb: 'status' }, 1),
+      client.request({ svc: 'relaynode', id: 'n1', verb: 'status' }, 2),
+    ]);
+    expect(replies.map((r) => r.data)).toEqual([{ echo: 1 }, { echo: 2 }]);
+    await expect(
+      client.request({ svc: 'relaynode', id: 'n1', verb: 'silent' }, null, { timeoutMs: 200 }),
+    ).rejects.toBeInstanceOf(RequestTimeoutError);
+    await client.close();
+    await server.close();
   });
 });
