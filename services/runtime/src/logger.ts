@@ -51,6 +51,7 @@ export function createLogger(opts: LoggerOptions): Logger {
       redact: { paths, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    opts.destination,
+    // Synchronous by default: a line logged on the way out (relay OFF at exit, a crash) must not be lost.
+    opts.destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
