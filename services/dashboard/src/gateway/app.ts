@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
 import { createApp, type Logger, type OutpostApp } from '@outpost/runtime';
 import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
-import { dashboardPage } from './page.js';
+import { mountWebConsole } from './static.js';
 
 export interface DashboardAppOptions {
   logger: Logger;
@@ -90,6 +90,6 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     },
   });
 
-  app.get('/', (c) => c.html(dashboardPage()));
+  mountWebConsole(app);
   return app;
 }

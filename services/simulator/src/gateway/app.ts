@@ -7,6 +7,7 @@ import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
 import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
+import { mountWebConsole } from './static.js';
 import { WsHub } from './ws-hub.js';
 
 export interface GatewayOptions {
@@ -75,6 +76,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   authRoutes(app, { sessions, limiter, ...opts.auth });
   controlRoutes(app, { service, listDevices: opts.listDevices });
   airportRoutes(app, opts.airports);
+  mountWebConsole(app);
 
   app.get(
     '/ws',

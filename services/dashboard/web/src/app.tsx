@@ -1,0 +1,118 @@
+import { AppShell, Banner, Card, ConnBadge, GeoMap, type SortState, SortTable, useTick } from '@outpost/ui';
+import { useState } from 'preact/hooks';
+import { SIM_COLUMNS, SITE_COLUMNS } from './columns.js';
+import type { FleetSimulator, FleetSite } from './types.js';
+import { STALE_MS, useFleet } from './use-fleet.js';
+
+type StatusFilter = 'all' | 'online' | 'offline';
+
+const TILE_URL = (() => {
+  try {
+    return localStorage.getItem('outpost.tileUrl');
+  } catch {
+    return null;
+  }
+})();
+
+function matches(id: string, text: string): boolean {
+  return text === '' || id.toLowerCase().includes(text.toLowerCase());
+}
+
+export function App() {
+  const fleet = useFleet();
+  useTick(1000);
+  const [text, setText] = useState('');
+  const [status, setStatus] = useState<StatusFilter>('all');
+  const [simSort, setSimSort] = useState<SortState | null>(null);
+  const [siteSort, setSiteSort] = useState<SortState | null>(null);
+
+  const sims = fleet.state?.simulators ?? [];
+  const sites = fleet.state?.generators ?? [];
+  const shownSims = sims.filter(
+    (s) => matches(s.id, text) && (status === 'all' || (status === 'online') === s.online),
+  );
+  const shownSites = sites.filter(
+    (g) => matches(g.id, text) && (status === 'all' || (status === 'online') === g.controller_online),
+  );
+  const online = sims.filter((s) => s.online).length;
+  const stale = fleet.receivedAt !== null && Date.now() - fleet.receivedAt > STALE_MS;
+  const located = shownSims.filter(
+    (s): s is FleetSimulator & { lat: number; lon: number } => s.lat !== null && s.lon !== null,
+  );
+
+  return (
+    <AppShell
+      title="Outpost fleet"
+      right={
+        <>
+          <span data-testid="summary">
+            {online} of {sims.length} simulators online
+          </span>
+          <ConnBadge state={fleet.live} />
+        </>
+      }
+    >
+      {stale || fleet.error ? (
+        <div class="card-wide">
+          <Banner kind="warn">
+            {fleet.error ?? 'No update for a few seconds: the values shown may be out of date.'}
+          </Banner>
+        </div>
+      ) : null}
+      <section class="card card-wide" aria-label="Filter">
+        <div class="row">
+          <label class="field">
+            <span>Filter by id</span>
+            <input
+              type="search"
+              name="filter"
+              placeholder="e.g. sim-"
+              value={text}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
+          </label>
+          <label class="field">
+            <span>Status</span>
+            <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}>
+              <option value="all">All</option>
+              <option value="online">Online</option>
+              <option value="offline">Offline</option>
+            </select>
+          </label>
+        </div>
+      </section>
+      <Card title={`Simulators (${shownSims.length})`} wide>
+        <SortTable<FleetSimulator>
+          label="Simulators"
+          rows={shownSims}
+          cols={SIM_COLUMNS}
+          rowKey={(s) => s.id}
+          rowClass={(s) => (s.online ? 'row-on' : 'row-off')}
+          sort={simSort}
+          onSort={setSimSort}
+          empty={fleet.state ? 'No simulators match' : 'Waiting for the first update…'}
+        />
+      </Card>
+      <Card title={`Generator sites (${shownSites.length})`} wide>
+        <SortTable<FleetSite>
+          label="Generator sites"
+          rows={shownSites}
+          cols={SITE_COLUMNS}
+          rowKey={(g) => g.id}
+          rowClass={(g) => (g.controller_online ? 'row-on' : 'row-off')}
+          sort={siteSort}
+          onSort={setSiteSort}
+          empty={fleet.state ? 'No generator sites' : 'Waiting for the first update…'}
+        />
+      </Card>
+      <Card title="Map">
+        <GeoMap
+          label="Simulator positions"
+          tileUrl={TILE_URL}
+          zoom={9}
+          points={located.map((s) => ({ id: s.id, lat: s.lat, lon: s.lon, label: s.id, ok: s.online }))}
+        />
+      </Card>
+    </AppShell>
+  );
+}

@@ -1,0 +1,75 @@
+import { AppShell, Banner, Card, ConnBadge, GeoMap } from '@outpost/ui';
+import { AirportPicker } from './airport-picker.js';
+import { ControlPanel } from './control-panel.js';
+import { ModePanel } from './mode-panel.js';
+import { NetworkPanel } from './network-panel.js';
+import { NmeaLog } from './nmea-log.js';
+import { NmeaPanel } from './nmea-panel.js';
+import { PositionPanel } from './position-panel.js';
+import { SerialPanel } from './serial-panel.js';
+import { useSimulator } from './use-simulator.js';
+
+/** Map tiles are opt-in (no tile server is contacted unless an operator sets one in this browser). */
+const TILE_URL = (() => {
+  try {
+    return localStorage.getItem('outpost.tileUrl');
+  } catch {
+    return null;
+  }
+})();
+
+export function Console({ username, bypass, onLogout, onUnauthorized }: {
+  username: string | null;
+  bypass: boolean;
+  onLogout: () => void;
+  onUnauthorized: () => void;
+}) {
+  const store = useSimulator(onUnauthorized);
+  const { status } = store;
+  const right = (
+    <>
+      <ConnBadge state={store.live} />
+      {status ? (
+        <span class={status.running ? 'good' : 'muted'} data-testid="run-state">
+          {status.running ? 'running' : status.starting ? 'starting…' : 'stopped'}
+        </span>
+      ) : null}
+      {bypass ? <span class="bad">auth bypassed</span> : <span class="muted">{username}</span>}
+      {bypass ? null : (
+        <button type="button" onClick={onLogout}>
+          Log out
+        </button>
+      )}
+    </>
+  );
+  return (
+    <AppShell title="GPS simulator" right={right}>
+      {store.error && store.error !== status?.banner ? (
+        <div class="card-wide">
+          <Banner onClose={store.clearError}>{store.error}</Banner>
+        </div>
+      ) : null}
+      {status ? (
+        <>
+          <ControlPanel store={store} status={status} />
+          <ModePanel status={status} post={store.post} />
+          <AirportPicker status={status} airport={store.airport} post={store.post} />
+          <Card title="Map">
+            <GeoMap
+              label="Simulator position"
+              tileUrl={TILE_URL}
+              points={[{ id: 'sim', lat: status.lat, lon: status.lon, label: status.airport_icao ?? undefined }]}
+            />
+          </Card>
+          <PositionPanel status={status} post={store.post} />
+          <NetworkPanel status={status} post={store.post} />
+          <SerialPanel status={status} post={store.post} />
+          <NmeaPanel status={status} post={store.post} />
+          <NmeaLog lines={store.log} running={status.running} />
+        </>
+      ) : (
+        <p class="muted">Loading…</p>
+      )}
+    </AppShell>
+  );
+}

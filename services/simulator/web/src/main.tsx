@@ -1,0 +1,5 @@
+import '@outpost/ui/styles.css';
+import { render } from 'preact';
+import { App } from './app.js';
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,66 @@
+/** The parts of GET /api/status (and WS status_update) this console reads. */
+export interface ModeFlags {
+  standalone: boolean;
+  sender: boolean;
+  receiver: boolean;
+  rebroadcaster: boolean;
+  usb_output: boolean;
+}
+
+export interface NetworkSettings {
+  protocol: 'udp' | 'tcp';
+  target_ip: string;
+  port: number;
+  sender_format: 'nmea' | 'json';
+  listen_port: number;
+  efb_enabled: boolean;
+  efb_sim_name: string;
+  efb_broadcast: boolean;
+  efb_broadcast_address: string;
+  efb_ip_enabled: boolean;
+  efb_target_ips: string[];
+  rebroadcast_usb: boolean;
+  rebroadcast_udp: boolean;
+  rebroadcast_udp_ip: string;
+  rebroadcast_udp_port: number;
+}
+
+export interface Status {
+  running: boolean;
+  starting: boolean;
+  mode: string | null;
+  modes: ModeFlags;
+  nmea: Record<string, boolean>;
+  network: NetworkSettings;
+  serial: { device: string | null; baudrate: number };
+  airport_icao: string | null;
+  lat: number;
+  lon: number;
+  altitude_ft: number;
+  speed_kts: number;
+  heading: number;
+  target_altitude_ft: number;
+  target_speed_kts: number;
+  target_heading: number;
+  banner: string | null;
+  uptime_seconds?: number | null;
+  started_at?: string | null;
+  receiver?: Record<string, unknown>;
+}
+
+export interface Airport {
+  icao: string;
+  name: string;
+  lat: number;
+  lon: number;
+  elevation_ft: number;
+}
+
+export interface SerialDevice {
+  device: string;
+  path: string;
+  name: string;
+  manufacturer: string | null;
+}
+
+export type Post = (path: string, body: unknown) => Promise<boolean>;

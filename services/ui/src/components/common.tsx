@@ -1,0 +1,67 @@
+import type { ComponentChildren } from 'preact';
+import type { LiveState } from '../live.js';
+
+/** A server or validation message. `role=alert` makes screen readers announce it. */
+export function Banner({ kind = 'error', children, onClose }: {
+  kind?: 'error' | 'info' | 'ok' | 'warn';
+  children: ComponentChildren;
+  onClose?: () => void;
+}) {
+  return (
+    <div class={`banner banner-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      <div class="banner-text">{children}</div>
+      {onClose ? (
+        <button type="button" class="banner-close" aria-label="Dismiss" onClick={onClose}>
+          ×
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Card({ title, children, id, wide }: {
+  title: string;
+  children: ComponentChildren;
+  id?: string;
+  wide?: boolean;
+}) {
+  return (
+    <section class={wide ? 'card card-wide' : 'card'} id={id} aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+const CONN_TEXT: Record<LiveState, string> = { connecting: 'connecting…', open: 'live', closed: 'reconnecting…' };
+
+export function ConnBadge({ state }: { state: LiveState }) {
+  return (
+    <span class={`conn conn-${state}`} data-testid="conn" title="Live connection to the service">
+      {CONN_TEXT[state]}
+    </span>
+  );
+}
+
+/** The page frame: a header with the title, optional actions, and the content. */
+export function AppShell({ title, right, children }: {
+  title: string;
+  right?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <header class="topbar">
+        <h1>{title}</h1>
+        <div class="topbar-right">{right}</div>
+      </header>
+      <main class="content">{children}</main>
+    </>
+  );
+}
+
+/** yes / no / – for a nullable flag, coloured. */
+export function Flag({ value, yes = 'yes', no = 'no' }: { value: boolean | null | undefined; yes?: string; no?: string }) {
+  if (value === null || value === undefined) return <span class="muted">–</span>;
+  return <span class={value ? 'good' : 'bad'}>{value ? yes : no}</span>;
+}

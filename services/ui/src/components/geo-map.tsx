@@ -1,0 +1,123 @@
+import { useOnline } from '../hooks.js';
+import { fitZoom, formatLat, formatLon, gridLines, gridStep, project, unproject } from '../geo.js';
+
+export interface MapPoint {
+  id: string;
+  lat: number;
+  lon: number;
+  label?: string;
+  /** false draws the marker in the "bad" colour. */
+  ok?: boolean;
+}
+
+export interface GeoMapProps {
+  points: readonly MapPoint[];
+  /** `{z}/{x}/{y}` template of a tile server; tiles are drawn only when set and the browser is online. */
+  tileUrl?: string | null;
+  /** Zoom for a single point. */
+  zoom?: number;
+  label?: string;
+}
+
+const W = 480;
+const H = 300;
+
+/**
+ * Positions on a Web Mercator view: a plain degree grid with coordinates always (works with no network),
+ * map tiles underneath only when a tile server is configured and the browser is online.
+ */
+export function GeoMap({ points, tileUrl, zoom = 11, label = 'Map' }: GeoMapProps) {
+  const online = useOnline();
+  const z = fitZoom(points, W, H, points.length > 1 ? Math.min(zoom, 12) : zoom);
+  const center =
+    points.length === 0
+      ? { lat: 0, lon: 0 }
+      : points.length === 1
+        ? points[0]!
+        : midpoint(points, z);
+  const zz = points.length === 0 ? 1 : z;
+  const c = project(center.lat, center.lon, zz);
+  const x0 = c.x - W / 2;
+  const y0 = c.y - H / 2;
+  const topLeft = unproject(x0, y0, zz);
+  const bottomRight = unproject(x0 + W, y0 + H, zz);
+  const lonStep = gridStep(bottomRight.lon - topLeft.lon);
+  const latStep = gridStep(topLeft.lat - bottomRight.lat, 3);
+  const digits = Math.max(0, Math.min(4, Math.ceil(-Math.log10(Math.min(lonStep, latStep)))));
+  const tiles = tileUrl && online ? tileImages(tileUrl, zz, x0, y0) : [];
+
+  return (
+    <figure class="geo-map" aria-label={label}>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} preserveAspectRatio="xMidYMid slice">
+        <rect class="geo-bg" x="0" y="0" width={W} height={H} />
+        {tiles.map((t) => (
+          <image key={t.key} href={t.href} x={t.x} y={t.y} width="256" height="256" />
+        ))}
+        {gridLines(topLeft.lon, bottomRight.lon, lonStep).map((lon) => {
+          const x = project(0, lon, zz).x - x0;
+          return (
+            <g key={`lon${lon}`}>
+              <line class="geo-grid" x1={x} y1="0" x2={x} y2={H} />
+              <text class="geo-grid-label" x={x + 3} y={H - 6}>
+                {lon.toFixed(digits)}°
+              </text>
+            </g>
+          );
+        })}
+        {gridLines(bottomRight.lat, topLeft.lat, latStep).map((lat) => {
+          const y = project(lat, 0, zz).y - y0;
+          return (
+            <g key={`lat${lat}`}>
+              <line class="geo-grid" x1="0" y1={y} x2={W} y2={y} />
+              <text class="geo-grid-label" x="4" y={y - 3}>
+                {lat.toFixed(digits)}°
+              </text>
+            </g>
+          );
+        })}
+        {points.map((p) => {
+          const q = project(p.lat, p.lon, zz);
+          return (
+            <g key={p.id} class={p.ok === false ? 'geo-marker bad' : 'geo-marker'}>
+              <circle cx={q.x - x0} cy={q.y - y0} r="6" />
+              {p.label ? (
+                <text x={q.x - x0 + 10} y={q.y - y0 + 4}>
+                  {p.label}
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption class="geo-caption">
+        {points.length === 1
+          ? `${formatLat(points[0]!.lat)}  ${formatLon(points[0]!.lon)}`
+          : points.length === 0
+            ? 'No position'
+            : `${points.length} positions`}
+        {tileUrl && !online ? ' · offline: grid only' : ''}
+      </figcaption>
+    </figure>
+  );
+}
+
+function midpoint(points: readonly MapPoint[], z: number): { lat: number; lon: number } {
+  const ps = points.map((p) => project(p.lat, p.lon, z));
+  const xs = ps.map((p) => p.x);
+  const ys = ps.map((p) => p.y);
+  return unproject((Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2, z);
+}
+
+function tileImages(template: string, z: number, x0: number, y0: number) {
+  const n = 2 ** z;
+  const out: Array<{ key: string; href: string; x: number; y: number }> = [];
+  for (let tx = Math.floor(x0 / 256); tx * 256 < x0 + W; tx++) {
+    for (let ty = Math.floor(y0 / 256); ty * 256 < y0 + H; ty++) {
+      if (ty < 0 || ty >= n) continue;
+      const wx = ((tx % n) + n) % n;
+      const href = template.replace('{z}', String(z)).replace('{x}', String(wx)).replace('{y}', String(ty));
+      out.push({ key: `${tx}/${ty}`, href, x: tx * 256 - x0, y: ty * 256 - y0 });
+    }
+  }
+  return out;
+}
