@@ -2,7 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 const COLORS = [36, 35, 33, 32, 34, 31];
-const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 
 /** One pino JSON line as `info  message  key=value …`; anything else unchanged. */
@@ -37,7 +44,9 @@ export function startChild(name: string, script: string, env: NodeJS.ProcessEnv,
   const prefix = useColor ? `\u001b[${color}m${label}\u001b[0m│ ` : `${label}│ `;
   for (const stream of [proc.stdout, proc.stderr]) {
     if (!stream) continue;
-    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix}${formatLine(line)}\n`));
+    createInterface({ input: stream }).on('line', (line) =>
+      process.stdout.write(`${prefix}${formatLine(line)}\n`),
+    );
   }
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return { name, proc, exited };

@@ -16,7 +16,12 @@ export async function waitForHealth(url: string, deadline: number, alive: () => 
   throw new Error(`not healthy at ${url} in time`);
 }
 
-export async function waitForPort(host: string, port: number, deadline: number, alive: () => boolean): Promise<void> {
+export async function waitForPort(
+  host: string,
+  port: number,
+  deadline: number,
+  alive: () => boolean,
+): Promise<void> {
   while (Date.now() < deadline) {
     if (!alive()) throw new Error('exited before it was listening');
     const ok = await new Promise<boolean>((resolve) => {

@@ -18,7 +18,10 @@ import { availableServices, type LaunchContext, mainFile, SERVICES } from './ser
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const Env = z.object({
-  MQTT_URL: z.string().regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port').optional(),
+  MQTT_URL: z
+    .string()
+    .regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port')
+    .optional(),
   MQTT_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
   MQTT_WS_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
   MQTT_TOPIC_PREFIX: z.string().default('outpost'),
@@ -41,7 +44,13 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  for (const name of ['CONTROLLER_PORT', 'RELAYNODE_PORT', 'NOTIFIER_PORT', 'SIMULATOR_PORT', 'DASHBOARD_PORT']) {
+  for (const name of [
+    'CONTROLLER_PORT',
+    'RELAYNODE_PORT',
+    'NOTIFIER_PORT',
+    'SIMULATOR_PORT',
+    'DASHBOARD_PORT',
+  ]) {
     const v = process.env[name];
     if (v && !/^\d+$/.test(v)) fail(`Invalid environment variable ${name}: expected a port number`);
   }
@@ -52,7 +61,8 @@ async function main(): Promise<void> {
     if (!SERVICES.some((s) => s.name === name)) {
       fail(`unknown service "${name}"; services: ${SERVICES.map((s) => s.name).join(', ')}`);
     }
-    if (!built.some((s) => s.name === name)) fail(`service "${name}" is not built (${mainFile(root, name)} missing)`);
+    if (!built.some((s) => s.name === name))
+      fail(`service "${name}" is not built (${mainFile(root, name)} missing)`);
   }
   const selected = wanted.length ? built.filter((s) => wanted.includes(s.name)) : built;
 
@@ -89,7 +99,10 @@ async function main(): Promise<void> {
   if (!mqttUrl) {
     const tcp = await choosePort(env.MQTT_PORT, 1883, env.HOST, taken);
     const ws = await choosePort(env.MQTT_WS_PORT, 9001, env.HOST, taken);
-    for (const [what, p, dflt] of [['MQTT_PORT', tcp, 1883], ['MQTT_WS_PORT', ws, 9001]] as const) {
+    for (const [what, p, dflt] of [
+      ['MQTT_PORT', tcp, 1883],
+      ['MQTT_WS_PORT', ws, 9001],
+    ] as const) {
       if (p.moved) process.stdout.write(`outpost: port ${dflt} is in use; ${what} moved to ${p.port}\n`);
     }
     const broker = startChild(

@@ -86,7 +86,11 @@ describe('npm start launcher', () => {
       SIMULATOR_PORT: await freePort(),
       DASHBOARD_PORT: await freePort(),
     };
-    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+    const env = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    };
     const started = Date.now();
     const run = launch(env);
     const out = await run.ready;
@@ -108,7 +112,11 @@ describe('npm start launcher', () => {
     });
     await good.endAsync();
     await expect(
-      mqtt.connectAsync(`mqtt://127.0.0.1:${ports.MQTT_PORT}`, { username: 'viewer', password: 'wrong', reconnectPeriod: 0 }),
+      mqtt.connectAsync(`mqtt://127.0.0.1:${ports.MQTT_PORT}`, {
+        username: 'viewer',
+        password: 'wrong',
+        reconnectPeriod: 0,
+      }),
     ).rejects.toThrow();
 
     // One line per built service, each healthy.
@@ -126,7 +134,8 @@ describe('npm start launcher', () => {
     run.proc.kill('SIGINT');
     expect(await exited).toBe(0);
     for (const pid of kids) expect(alive(pid), `child ${pid} still running`).toBe(false);
-    for (const [name, port] of Object.entries(ports)) expect(await listening(port), `${name} ${port} still open`).toBe(false);
+    for (const [name, port] of Object.entries(ports))
+      expect(await listening(port), `${name} ${port} still open`).toBe(false);
 
     // Second run: same secrets, password not printed again.
     const again = launch(env);
@@ -149,7 +158,11 @@ describe('npm start launcher', () => {
 
   it('stops with one line naming a bad variable', () => {
     const out = spawnSync(process.execPath, [launcher], {
-      env: { PATH: process.env.PATH, MQTT_PORT: 'eighteen83', DATA_DIR: mkdtempSync(join(tmpdir(), 'outpost-launch-')) },
+      env: {
+        PATH: process.env.PATH,
+        MQTT_PORT: 'eighteen83',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'outpost-launch-')),
+      },
       encoding: 'utf8',
     });
     expect(out.status).toBe(1);

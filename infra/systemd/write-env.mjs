@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Writes the EnvironmentFile= files the systemd units read, from the same secrets the launcher keeps in
+// DATA_DIR (generated on the first run, reused after), so a site can move between `npm start` and
+// systemd without new passwords.
+//
+//   node infra/systemd/write-env.mjs [--data-dir /var/lib/outpost] [--out /etc/outpost] [--mqtt-url URL]
+//
+// outpost.env (shared settings) is written only when missing: it is the file an operator edits.
+// <service>.env files hold secrets and are rewritten on every run (mode 0600).
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string', default: '/var/lib/outpost' },
+    out: { type: 'string', default: '/etc/outpost' },
+    'mqtt-url': { type: 'string', default: 'mqtt://127.0.0.1:1883' },
+    'admin-username': { type: 'string', default: 'admin' },
+  },
+});
+const { ensureSecrets } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
+const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
+
+const dataDir = resolve(values['data-dir']);
+const out = resolve(values.out);
+const { secrets } = ensureSecrets(dataDir);
+mkdirSync(out, { recursive: true, mode: 0o755 });
+
+function write(name, vars) {
+  const path = join(out, name);
+  const text = `# written by infra/systemd/write-env.mjs\n${Object.entries(vars)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n`;
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+if (!existsSync(join(out, 'outpost.env'))) {
+  write('outpost.env', {
+    DATA_DIR: dataDir,
+    HOST: '0.0.0.0',
+    MQTT_URL: values['mqtt-url'],
+    MQTT_TOPIC_PREFIX: 'outpost',
+    LOG_LEVEL: 'info',
+  });
+}
+write('broker.env', { MQTT_PORT: '1883', MQTT_WS_PORT: '9001', METRICS_PORT: '9883' });
+
+const ports = Object.fromEntries(SERVICES.map((s) => [s.name, s.defaultPort]));
+const ctx = { secrets, adminUsername: values['admin-username'], ports, host: '0.0.0.0' };
+for (const svc of SERVICES) {
+  write(`${svc.name}.env`, {
+    [svc.portEnv]: String(svc.defaultPort),
+    MQTT_USERNAME: svc.mqttUser,
+    MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
+    ...svc.env(ctx),
+  });
+}
+process.stdout.write(`wrote ${out}/{outpost,broker,${SERVICES.map((s) => s.name).join(',')}}.env\n`);

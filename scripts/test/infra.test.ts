@@ -1,0 +1,627 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { canPublish, type Principal } from '@outpost/broker';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { ensureSecrets, MQTT_ACCOUNTS } from '../src/secrets.js';
+import { SERVICES } from '../src/services.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const infra = join(root, 'infra');
+const CI = process.env.CI === 'true';
+const DB_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const temps: string[] = [];
+const tempDir = (tag: string) => {
+  const d = mkdtempSync(join(tmpdir(), `outpost-infra-${tag}-`));
+  temps.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+const found = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+/** A tool the test needs: installed with apt-get when missing and possible; missing under CI fails. */
+function requireTool(ctx: { skip: (note?: string) => void }, cmd: string, aptPackage: string): void {
+  if (found(cmd)) return;
+  if (process.getuid?.() === 0 && found('apt-get')) {
+    spawnSync('apt-get', ['install', '-y', '-q', aptPackage], { stdio: 'ignore', timeout: 240_000 });
+    if (found(cmd)) return;
+  }
+  if (CI) throw new Error(`${cmd} is missing (apt-get install ${aptPackage})`);
+  ctx.skip(`${cmd} not installed`);
+}
+
+/** key -> every value of that key, over all sections (unit files repeat keys such as After=). */
+function parseUnit(text: string): Map<string, string[]> {
+  const keys = new Map<string, string[]>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('[')) continue;
+    const eq = line.indexOf('=');
+    const key = line.slice(0, eq);
+    keys.set(key, [...(keys.get(key) ?? []), line.slice(eq + 1)]);
+  }
+  return keys;
+}
+
+const unitDir = join(infra, 'systemd');
+const unitFiles = readdirSync(unitDir).filter((f) => f.endsWith('.service') || f.endsWith('.target'));
+const units = new Map(unitFiles.map((f) => [f, parseUnit(readFileSync(join(unitDir, f), 'utf8'))]));
+const one = (unit: string, key: string) => units.get(unit)?.get(key)?.join(' ') ?? '';
+
+/** The units as the installer writes them, with this checkout as the prefix and this node binary. */
+function renderUnits(dir: string): void {
+  for (const f of unitFiles) {
+    const text = readFileSync(join(unitDir, f), 'utf8')
+      .replaceAll('/opt/outpost', root)
+      .replaceAll('/usr/bin/node', process.execPath);
+    writeFileSync(join(dir, f), text);
+  }
+  // The raspi-io drop-in as install-pi.sh --gpio-root installs it: verified along with its units.
+  for (const u of ['outpost-relay-node.service', 'outpost-controller.service']) {
+    mkdirSync(join(dir, `${u}.d`));
+    copyFileSync(join(unitDir, 'gpio-root.conf'), join(dir, `${u}.d`, 'gpio-root.conf'));
+  }
+}
+
+describe('systemd units', () => {
+  it('has a unit for the broker and every service the launcher knows', () => {
+    for (const s of SERVICES) expect(unitFiles).toContain(`outpost-${s.name}.service`);
+    expect(unitFiles).toContain('outpost-broker.service');
+    expect(unitFiles).toContain('outpost.target');
+  });
+
+  it('every unit (and the gpio-root drop-in) passes systemd-analyze verify with its binaries resolving', (ctx) => {
+    requireTool(ctx, 'systemd-analyze', 'systemd');
+    const dir = tempDir('units');
+    renderUnits(dir);
+    const res = spawnSync('systemd-analyze', ['verify', '--man=no', ...unitFiles.map((f) => join(dir, f))], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(res.stderr.trim()).toBe('');
+    expect(res.status).toBe(0);
+
+    // The verifier does check: the same unit with a node that does not exist is refused.
+    const broken = readFileSync(join(dir, 'outpost-controller.service'), 'utf8').replaceAll(
+      process.execPath,
+      join(dir, 'no-such-node'),
+    );
+    writeFileSync(join(dir, 'broken.service'), broken);
+    const bad = spawnSync('systemd-analyze', ['verify', '--man=no', join(dir, 'broken.service')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/not executable/);
+  });
+
+  it('every script a unit runs is built from a source file in this repository', () => {
+    for (const [file, keys] of units) {
+      for (const key of ['ExecStart', 'ExecStopPost']) {
+        for (const line of keys.get(key) ?? []) {
+          const script = line.split(/\s+/)[1]!;
+          expect(script, `${file} ${key}`).toMatch(/^\/opt\/outpost\/.+\/dist\/.+\.js$/);
+          const source = script
+            .replace('/opt/outpost', root)
+            .replace('/dist/', '/src/')
+            .replace(/\.js$/, '.ts');
+          expect(existsSync(source), `${file}: ${source}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('restarts, hardens and orders every service after the network and the broker', () => {
+    for (const f of unitFiles.filter((u) => u.endsWith('.service'))) {
+      expect(one(f, 'Restart'), f).toBe('always');
+      expect(one(f, 'User'), f).toBe('outpost');
+      expect(one(f, 'NoNewPrivileges'), f).toBe('yes');
+      expect(one(f, 'ProtectSystem'), f).toBe('strict');
+      expect(one(f, 'ProtectHome'), f).toBe('yes');
+      expect(one(f, 'StateDirectory'), f).toBe('outpost');
+      expect(one(f, 'After'), f).toContain('network-online.target');
+      expect(one(f, 'WantedBy'), f).toBe('outpost.target');
+      if (f !== 'outpost-broker.service') expect(one(f, 'After'), f).toContain('outpost-broker.service');
+    }
+    expect(one('outpost-controller.service', 'After')).toContain('postgresql.service');
+    expect(one('outpost-notifier.service', 'After')).toContain('postgresql.service');
+  });
+
+  it('drives the relay OFF after every stop of the relay node and gives it the GPIO group', () => {
+    const u = 'outpost-relay-node.service';
+    expect(one(u, 'ExecStopPost')).toBe('-/usr/bin/node /opt/outpost/services/relay-node/dist/relay-off.js');
+    expect(one(u, 'SupplementaryGroups')).toContain('gpio');
+    expect(one('outpost-controller.service', 'SupplementaryGroups')).toContain('gpio');
+  });
+
+  it('gives only the simulator CAP_NET_RAW (ping) and the serial ports', () => {
+    const u = 'outpost-simulator.service';
+    expect(one(u, 'AmbientCapabilities')).toBe('CAP_NET_RAW');
+    expect(one(u, 'CapabilityBoundingSet')).toBe('CAP_NET_RAW');
+    expect(one(u, 'SupplementaryGroups')).toContain('dialout');
+    for (const f of unitFiles.filter((x) => x.endsWith('.service') && x !== u)) {
+      expect(one(f, 'CapabilityBoundingSet'), f).toBe('');
+      expect(one(f, 'AmbientCapabilities'), f).toBe('');
+    }
+  });
+
+  it('the Pi install script and the broker helper scripts are valid sh', () => {
+    for (const f of ['install/install-pi.sh', 'mosquitto/make-passwd.sh', 'emqx/add-users.sh']) {
+      const r = spawnSync('sh', ['-n', join(infra, f)], { encoding: 'utf8' });
+      expect(r.stderr, f).toBe('');
+      expect(r.status, f).toBe(0);
+      expect(statSync(join(infra, f)).mode & 0o111, f).not.toBe(0);
+    }
+  });
+
+  it('write-env.mjs writes every EnvironmentFile the units read, 0600, with the launcher secrets', () => {
+    const dir = tempDir('env');
+    const res = spawnSync(
+      process.execPath,
+      [join(unitDir, 'write-env.mjs'), '--data-dir', join(dir, 'data'), '--out', join(dir, 'etc')],
+      { encoding: 'utf8' },
+    );
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    const secrets = JSON.parse(readFileSync(join(dir, 'data', 'secrets.json'), 'utf8'));
+    for (const [file, keys] of units) {
+      for (const ref of keys.get('EnvironmentFile') ?? []) {
+        const path = join(dir, 'etc', basename(ref.replace(/^-/, '')));
+        expect(existsSync(path), `${file}: ${ref}`).toBe(true);
+        expect(statSync(path).mode & 0o777).toBe(0o600);
+      }
+    }
+    for (const s of SERVICES) {
+      const env = readFileSync(join(dir, 'etc', `${s.name}.env`), 'utf8');
+      expect(env).toContain(`MQTT_USERNAME=${s.mqttUser}\n`);
+      expect(env).toContain(`MQTT_PASSWORD=${secrets.mqtt[s.mqttUser]}\n`);
+      expect(env).toContain(`${s.portEnv}=${s.defaultPort}\n`);
+    }
+    expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
+      `JWT_SECRET=${secrets.JWT_SECRET}\n`,
+    );
+  });
+});
+
+const dsFile = parseYaml(readFileSync(join(infra, 'grafana/provisioning/datasources/outpost.yaml'), 'utf8'));
+const datasources = new Map<string, string>(
+  dsFile.datasources.map((d: { uid: string; type: string }) => [d.uid, d.type]),
+);
+const dashFiles = readdirSync(join(infra, 'grafana/dashboards')).filter((f) => f.endsWith('.json'));
+const dashboards = dashFiles.map((f) => ({
+  file: f,
+  json: JSON.parse(readFileSync(join(infra, 'grafana/dashboards', f), 'utf8')),
+}));
+type Target = { refId: string; datasource: { uid: string; type: string }; rawSql?: string; expr?: string };
+type Panel = {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: object;
+  datasource: { uid: string };
+  targets: Target[];
+};
+
+describe('Grafana provisioning', () => {
+  it('provisions a Prometheus, a PostgreSQL and an MQTT datasource with unique uids', () => {
+    expect(new Set(datasources.values())).toEqual(
+      new Set(['prometheus', 'grafana-postgresql-datasource', 'grafana-mqtt-datasource']),
+    );
+    expect(datasources.size).toBe(dsFile.datasources.length);
+    const pg = dsFile.datasources.find((d: { type: string }) => d.type === 'grafana-postgresql-datasource');
+    expect(pg.user).toBe('grafana_reader');
+  });
+
+  it('every dashboard has what Grafana needs and uses only provisioned datasources', () => {
+    expect(dashboards.map((d) => d.file).sort()).toEqual([
+      'live-position.json',
+      'operations.json',
+      'run-history.json',
+    ]);
+    const uids = new Set<string>();
+    for (const { file, json } of dashboards) {
+      expect(typeof json.title, file).toBe('string');
+      expect(json.uid, file).toMatch(/^[a-z0-9-]{1,40}$/);
+      expect(uids.has(json.uid), file).toBe(false);
+      uids.add(json.uid);
+      expect(json.schemaVersion, file).toBeGreaterThanOrEqual(36);
+      expect(json.panels.length, file).toBeGreaterThan(0);
+      const ids = new Set<number>();
+      for (const p of json.panels as Panel[]) {
+        const where = `${file} panel ${p.id} ${p.title}`;
+        expect(ids.has(p.id), where).toBe(false);
+        ids.add(p.id);
+        expect(p.type && p.title && p.gridPos, where).toBeTruthy();
+        expect(datasources.has(p.datasource.uid), where).toBe(true);
+        expect(p.targets.length, where).toBeGreaterThan(0);
+        for (const t of p.targets) {
+          expect(t.refId, where).toMatch(/^[A-Z]$/);
+          expect(datasources.get(t.datasource.uid), where).toBe(t.datasource.type);
+        }
+      }
+    }
+    const byType = (file: string) =>
+      new Set(
+        (dashboards.find((d) => d.file === file)!.json.panels as Panel[]).map((p) =>
+          datasources.get(p.datasource.uid),
+        ),
+      );
+    expect(byType('operations.json')).toEqual(new Set(['prometheus']));
+    expect(byType('run-history.json')).toEqual(new Set(['grafana-postgresql-datasource']));
+    expect(byType('live-position.json')).toEqual(new Set(['grafana-mqtt-datasource']));
+  });
+
+  it('the dashboard provider reads the directory docker-compose mounts the dashboards at', () => {
+    const provider = parseYaml(
+      readFileSync(join(infra, 'grafana/provisioning/dashboards/outpost.yaml'), 'utf8'),
+    );
+    const compose = parseYaml(readFileSync(join(infra, 'docker-compose.yml'), 'utf8'));
+    expect(compose.services.grafana.volumes).toContain(
+      `./grafana/dashboards:${provider.providers[0].options.path}:ro`,
+    );
+  });
+
+  it('the live position panels read the simulator position topic the ACL lets a viewer read', () => {
+    const live = dashboards.find((d) => d.file === 'live-position.json')!.json;
+    for (const p of live.panels as Panel[]) {
+      for (const t of p.targets as unknown as { topic: string }[]) {
+        // Grafana's template variable, not a JS placeholder.
+        expect(t.topic).toBe(['outpost/simulator/', '$', '{simulator}/position'].join(''));
+      }
+    }
+  });
+});
+
+function psql(url: string, args: string[]) {
+  return spawnSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', url, ...args], { encoding: 'utf8' });
+}
+const withDb = (url: string, db: string) => {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u;
+};
+
+describe('run-history dashboard on PostgreSQL through the read-only role', () => {
+  const db = `outpost_grafana_${process.pid}_${Date.now()}`;
+  let ready = false;
+  beforeAll(() => {
+    if (!found('psql') || psql(DB_URL, ['-c', 'select 1']).status !== 0) return;
+    ready = psql(DB_URL, ['-c', `create database ${db}`]).status === 0;
+  });
+  afterAll(() => {
+    if (!ready) return;
+    psql(DB_URL, ['-c', `drop database if exists ${db} with (force)`]);
+    psql(DB_URL, ['-c', 'drop role if exists grafana_reader']);
+  });
+
+  it('every panel query runs as grafana_reader, which can neither write nor read secrets', (ctx) => {
+    if (!ready) {
+      if (CI) throw new Error(`PostgreSQL (psql) not reachable at ${DB_URL}`);
+      ctx.skip('PostgreSQL not reachable');
+    }
+    const owner = withDb(DB_URL, db).toString();
+    for (const svc of ['controller', 'notifier']) {
+      const res = psql(owner, ['-f', join(root, 'services', svc, 'drizzle', '0000_init.sql')]);
+      expect(res.stderr).not.toMatch(/ERROR/);
+    }
+    const now = Date.now();
+    psql(owner, [
+      '-c',
+      `insert into controller.runs (start_time, stop_time, duration_seconds, trigger_type, stop_reason)
+       values (${now - 7_200_000}, ${now - 3_600_000}, 3600, 'manual', 'manual')`,
+    ]);
+    const grant = psql(owner, [
+      '-v',
+      'grafana_password=s3cret-test',
+      '-f',
+      join(infra, 'postgres/grafana-readonly.sql'),
+    ]);
+    expect(grant.stderr).toBe('');
+    expect(grant.status).toBe(0);
+
+    const reader = withDb(DB_URL, db);
+    reader.username = 'grafana_reader';
+    reader.password = 's3cret-test';
+    const asReader = (sql: string) => psql(reader.toString(), ['-c', sql]);
+    const hist = dashboards.find((d) => d.file === 'run-history.json')!.json;
+    for (const p of hist.panels as Panel[]) {
+      for (const t of p.targets) {
+        const sql = t
+          .rawSql!.replaceAll('$__unixEpochFrom()', `${Math.floor(now / 1000) - 86_400}`)
+          .replaceAll('$__unixEpochTo()', `${Math.floor(now / 1000)}`);
+        const res = asReader(sql);
+        expect(res.stderr, p.title).toBe('');
+      }
+    }
+    const runs = asReader('select trigger_type, duration_seconds from controller.runs');
+    expect(runs.stdout.trim()).toBe('manual|3600');
+    expect(
+      asReader("insert into controller.runs (start_time, trigger_type) values (1, 'manual')").stderr,
+    ).toMatch(/read-only transaction|permission denied/);
+    expect(asReader('select * from controller.users').stderr).toMatch(/permission denied/);
+    expect(asReader('select * from controller.webhooks').stderr).toMatch(/permission denied/);
+    expect(asReader('select * from notifier.channels').stderr).toMatch(/permission denied/);
+  });
+});
+
+describe('docker-compose.yml and prometheus.yml', () => {
+  const compose = parseYaml(readFileSync(join(infra, 'docker-compose.yml'), 'utf8'));
+
+  it('parses, runs PostgreSQL and Mosquitto, and mounts only files that exist', () => {
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining(['postgres', 'mosquitto', 'prometheus', 'grafana']),
+    );
+    for (const [name, svc] of Object.entries(compose.services) as [string, { volumes?: string[] }][]) {
+      for (const v of svc.volumes ?? []) {
+        const source = v.split(':')[0]!;
+        if (!source.startsWith('.')) expect(compose.volumes, `${name}: ${v}`).toHaveProperty(source);
+        else expect(existsSync(join(infra, source)), `${name}: ${v}`).toBe(true);
+      }
+    }
+  });
+
+  it('the Mosquitto container finds its config, the Outpost rules and the ACL where they are mounted', () => {
+    const mount = compose.services.mosquitto.volumes.find((v: string) => v.startsWith('./mosquitto:'));
+    const target = mount.split(':')[1];
+    const inContainer = (p: string) => join(infra, 'mosquitto', p.slice(target.length + 1));
+    const cmd: string[] = compose.services.mosquitto.command;
+    const entry = readFileSync(inContainer(cmd[cmd.length - 1]!), 'utf8');
+    const includeDir = /^include_dir (.+)$/m.exec(entry)![1]!;
+    const outpostConf = readFileSync(join(inContainer(includeDir), 'outpost.conf'), 'utf8');
+    expect(existsSync(inContainer(/^acl_file (.+)$/m.exec(outpostConf)![1]!))).toBe(true);
+    expect(/^password_file (.+)$/m.exec(outpostConf)![1]!.startsWith(`${target}/`)).toBe(true);
+  });
+
+  it('Prometheus scrapes every service on its port and the broker on its metrics port', () => {
+    const prom = parseYaml(readFileSync(join(infra, 'prometheus/prometheus.yml'), 'utf8'));
+    const targets = new Map<string, string[]>(
+      prom.scrape_configs.map((c: { job_name: string; static_configs: { targets: string[] }[] }) => [
+        c.job_name,
+        c.static_configs.flatMap((s) => s.targets),
+      ]),
+    );
+    for (const s of SERVICES)
+      expect(targets.get(`outpost-${s.name}`)).toEqual([`localhost:${s.defaultPort}`]);
+    const writeEnv = readFileSync(join(unitDir, 'write-env.mjs'), 'utf8');
+    const metricsPort = /METRICS_PORT: '(\d+)'/.exec(writeEnv)![1];
+    expect(targets.get('outpost-broker')).toEqual([`localhost:${metricsPort}`]);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) throw new Error(`mosquitto exited: ${output()}`);
+    const open = await new Promise<boolean>((res) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        res(true);
+      });
+      s.once('error', () => res(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`mosquitto did not listen: ${output()}`);
+}
+
+let passwords: Record<string, string> = {};
+const password = (user: string) => passwords[user] ?? '';
+
+function login(port: number, username: string): Promise<MqttClient> {
+  return new Promise((res, rej) => {
+    const c = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
+      username,
+      password: password(username),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+      clientId: `infra-test-${username}-${process.pid}`,
+    });
+    c.once('connect', () => res(c));
+    c.once('error', rej);
+  });
+}
+
+/** user -> { publish, subscribe } topic sets, from Mosquitto's acl_file. */
+function mosquittoRules(text: string) {
+  const rules = new Map<string, { publish: Set<string>; subscribe: Set<string> }>();
+  let user = '';
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    const u = /^user (\S+)$/.exec(line);
+    if (u) {
+      user = u[1]!;
+      rules.set(user, { publish: new Set(), subscribe: new Set() });
+    }
+    const t = /^topic (read|write|readwrite) (\S+)$/.exec(line);
+    if (!t) continue;
+    const r = rules.get(user)!;
+    if (t[1] !== 'read') r.publish.add(t[2]!);
+    if (t[1] !== 'write') r.subscribe.add(t[2]!);
+  }
+  return rules;
+}
+
+/** The same from EMQX's acl.conf allow rules. */
+function emqxRules(text: string) {
+  const rules = new Map<string, { publish: Set<string>; subscribe: Set<string> }>();
+  const body = text
+    .split('\n')
+    .filter((l) => !l.trim().startsWith('%%'))
+    .join('\n');
+  for (const m of body.matchAll(/\{allow, \{username, "([^"]+)"\}, (publish|subscribe), \[([^\]]*)\]\}\./g)) {
+    const r = rules.get(m[1]!) ?? { publish: new Set<string>(), subscribe: new Set<string>() };
+    for (const topic of m[3]!.matchAll(/"([^"]+)"/g)) r[m[2] as 'publish' | 'subscribe'].add(topic[1]!);
+    rules.set(m[1]!, r);
+  }
+  return { rules, body };
+}
+
+describe('EMQX acl.conf', () => {
+  it('grants every account the same topics as the Mosquitto ACL and denies the rest', () => {
+    const mosq = mosquittoRules(readFileSync(join(infra, 'mosquitto/acl'), 'utf8'));
+    const { rules, body } = emqxRules(readFileSync(join(infra, 'emqx/acl.conf'), 'utf8'));
+    expect([...rules.keys()].sort()).toEqual(MQTT_ACCOUNTS.map((a) => a.username).sort());
+    expect([...mosq.keys()].sort()).toEqual(MQTT_ACCOUNTS.map((a) => a.username).sort());
+    for (const [user, r] of mosq) {
+      expect(rules.get(user)?.publish ?? new Set(), `${user} publish`).toEqual(r.publish);
+      expect(rules.get(user)?.subscribe ?? new Set(), `${user} subscribe`).toEqual(r.subscribe);
+    }
+    // Retain refused on command topics before any allow, and nothing allowed by default.
+    const firstAllow = body.indexOf('{allow');
+    expect(body.indexOf('{deny, all, {publish, [{retain, true}]}')).toBeLessThan(firstAllow);
+    expect(body.trim().endsWith('{deny, all}.')).toBe(true);
+    const conf = readFileSync(join(infra, 'emqx/emqx.conf'), 'utf8');
+    expect(conf).toMatch(/no_match = deny/);
+    expect(conf).toMatch(/deny_action = disconnect/);
+  });
+});
+
+describe('Mosquitto with infra/mosquitto config and ACL', () => {
+  let proc: ChildProcess | null = null;
+  const clients: MqttClient[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})));
+    proc?.kill('SIGTERM');
+  });
+
+  it('grants exactly the embedded broker publish rules and read scopes', { timeout: 60_000 }, async (ctx) => {
+    requireTool(ctx, 'mosquitto', 'mosquitto');
+    requireTool(ctx, 'mosquitto_passwd', 'mosquitto');
+    const dir = tempDir('mosquitto');
+    // The password file as a site makes it: make-passwd.sh over the launcher's secrets.
+    const { secrets } = ensureSecrets(join(dir, 'data'));
+    passwords = secrets.mqtt;
+    const passwd = join(dir, 'passwd');
+    const made = spawnSync('sh', [join(infra, 'mosquitto/make-passwd.sh'), join(dir, 'data'), passwd], {
+      encoding: 'utf8',
+    });
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    chmodSync(passwd, 0o600);
+    const [port, wsPort] = [await freePort(), await freePort()];
+    const conf = readFileSync(join(infra, 'mosquitto/conf.d/outpost.conf'), 'utf8')
+      .replace(/^password_file .*$/m, `password_file ${passwd}`)
+      .replace(/^acl_file .*$/m, `acl_file ${join(infra, 'mosquitto/acl')}`)
+      .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
+      .replace(/^listener 9001$/m, `listener ${wsPort} 127.0.0.1`);
+    const confPath = join(dir, 'mosquitto.conf');
+    // As root Mosquitto would switch to its own user, which cannot read this private temp dir.
+    writeFileSync(confPath, `${conf}\npersistence false\n${process.getuid?.() === 0 ? 'user root\n' : ''}`);
+    let out = '';
+    proc = spawn('mosquitto', ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout?.on('data', (d) => (out += d));
+    proc.stderr?.on('data', (d) => (out += d));
+    await waitForPort(port, proc, () => out);
+
+    // A wrong password is refused: the password file really is in force.
+    await expect(
+      new Promise((res, rej) => {
+        const c = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
+          username: 'viewer',
+          password: 'wrong',
+          reconnectPeriod: 0,
+        });
+        c.once('connect', res);
+        c.once('error', (e) => {
+          c.end(true);
+          rej(e);
+        });
+      }),
+    ).rejects.toThrow(/Not authorized|Bad username/i);
+
+    const seen: string[] = [];
+    const watcher = await login(port, 'viewer');
+    clients.push(watcher);
+    await watcher.subscribeAsync(['outpost/#', 'homeassistant/#'], { qos: 0 });
+    watcher.on('message', (_t, payload) => seen.push(payload.toString()));
+
+    // A relay node must only ever hear its own desired state, never another node's.
+    const nodeHeard: string[] = [];
+    const node = await login(port, 'relaynode');
+    clients.push(node);
+    await node.subscribeAsync(['outpost/relaynode/+/desired', 'outpost/controller/main/state'], { qos: 0 });
+    node.on('message', (t, payload) => nodeHeard.push(`${t} ${payload}`));
+
+    const topics = [
+      'outpost/relaynode/main/state',
+      'outpost/relaynode/main/availability',
+      'outpost/relaynode/main/event/failsafe_triggered',
+      'outpost/relaynode/main/response/status',
+      'outpost/relaynode/main/desired',
+      'outpost/relaynode/main/request/status',
+      'outpost/relaynode/north/state',
+      'outpost/relaynode/north/availability',
+      'outpost/relaynode/north/desired',
+      'outpost/controller/main/state',
+      'outpost/controller/main/set',
+      'outpost/controller/main/event/generator_started',
+      'outpost/notifier/main/response/send',
+      'outpost/notifier/main/request/send',
+      'outpost/simulator/main/position',
+      'outpost/simulator/other/position',
+      'outpost/dashboard/main/fleet',
+      'homeassistant/status',
+      'homeassistant/device/outpost_main/config',
+    ];
+    const expected: string[] = [];
+    for (const account of MQTT_ACCOUNTS) {
+      let client = clients.find((c) => c.options.username === account.username);
+      if (!client) {
+        client = await login(port, account.username);
+        clients.push(client);
+      }
+      const who: Principal = { username: account.username, role: account.role, id: account.id };
+      for (const topic of topics) {
+        const payload = `${account.username}|${topic}`;
+        await client.publishAsync(topic, payload, { qos: 1 });
+        if (canPublish(who, topic, false, 'outpost').ok) expected.push(payload);
+      }
+    }
+    const controller = clients.find((c) => c.options.username === 'controller')!;
+    await controller.publishAsync('outpost/controller/main/state', 'END', { qos: 1 });
+    await expect.poll(() => seen.includes('END') && nodeHeard.some((m) => m.endsWith(' END'))).toBe(true);
+    expect(clients.every((c) => c.connected)).toBe(true);
+
+    expect(seen.filter((m) => m !== 'END').sort()).toEqual(expected.sort());
+    // Spelled out, the rules the brief names:
+    expect(expected).not.toContain('relaynode|outpost/relaynode/north/state');
+    expect(expected).not.toContain('relaynode|outpost/relaynode/main/desired');
+    expect(expected.filter((m) => m.startsWith('viewer|'))).toEqual([]);
+    expect(expected).toContain('automation|outpost/controller/main/set');
+    expect(expected).toContain('controller|outpost/relaynode/north/desired');
+    expect(nodeHeard.filter((m) => m.includes('/desired')).sort()).toEqual([
+      'outpost/relaynode/main/desired controller|outpost/relaynode/main/desired',
+    ]);
+  });
+});
