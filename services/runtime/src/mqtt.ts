@@ -90,6 +90,9 @@ export class OutpostMqtt {
     };
     this.client = mqtt.connect(opts.url, options);
     this.client.on('connect', (ack) => {
+      // A command is one small packet that must leave now, not wait for Nagle to coalesce it (~40 ms).
+      const stream = this.client.stream as { setNoDelay?: (on: boolean) => void } | undefined;
+      stream?.setNoDelay?.(true);
       this.log.info({ url: redactUrl(opts.url), sessionPresent: ack.sessionPresent }, 'broker connected');
       this.client.publish(this.availabilityTopic, 'online', { qos: 1, retain: true });
     });

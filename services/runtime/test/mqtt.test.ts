@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMqtt, NotConnectedError, type OutpostMqtt, RequestTimeoutError } from '../src/mqtt.js';
 import { peerUrl } from '../src/testing.js';
 import { freePort, hasMosquitto, PrivateMosquitto } from './helpers/mosquitto.js';
@@ -180,5 +181,19 @@ describe.skipIf(!url)('request/response over MQTT', () => {
     ).rejects.toBeInstanceOf(RequestTimeoutError);
     await client.close();
     await server.close();
+  });
+});
+
+describe.skipIf(!url)('runtime MQTT client latency', () => {
+  it('turns off Nagle on its TCP socket so a command is not held back ~40 ms', async () => {
+    const spy = vi.spyOn(Socket.prototype, 'setNoDelay');
+    try {
+      const bus = await createMqtt({ url: url!, service: 'controller', id: `nd${randomUUID().slice(0, 6)}`, logger });
+      expect(spy.mock.contexts).toContain(bus.client.stream);
+      expect(spy.mock.calls.at(-1)).toEqual([true]);
+      await bus.close();
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
