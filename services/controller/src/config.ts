@@ -39,11 +39,22 @@ export const ControllerEnv = z.object({
   HOA_BOOT_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOA_SWITCH_ENABLED: envBool(false),
   BOOT_ARMING_POLICY: z.enum(['fail_safe', 'preserve_state']).optional(),
+  RELAYNODE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RELAYNODE_API_SECRET: z.string().min(1).optional(),
+  RELAYNODE_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(5),
+  NOTIFIER_URL: z.url({ protocol: /^https?$/ }).optional(),
   RELAYNODE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default('main'),
 });
 export type ControllerEnv = z.infer<typeof ControllerEnv>;
+
+/** RELAYNODE_URL needs the shared secret: the relay node refuses every call without X-API-Key. */
+export function checkRelaynodeRest(env: ControllerEnv): string | null {
+  if (env.RELAYNODE_URL && !env.RELAYNODE_API_SECRET)
+    return 'Invalid environment variable RELAYNODE_API_SECRET: required when RELAYNODE_URL is set';
+  return null;
+}
 
 export const listenPort = (env: ControllerEnv): number => env.CONTROLLER_PORT ?? env.PORT ?? 8000;

@@ -3,9 +3,13 @@ import { createLogger, createMqtt, loadConfig, type OutpostMqtt, serveApp } from
 import { systemClock } from '@outpost/runtime/clock';
 import { HeartbeatPublisher } from './bus/heartbeat.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
-import { ControllerEnv, listenPort } from './config.js';
+import { RelaynodeAdmin } from './bus/relaynode-admin.js';
+import { attachRelaynodeLink } from './bus/relaynode-link.js';
+import { RestRelayOff, relayPort } from './bus/relay-port.js';
+import { checkRelaynodeRest, ControllerEnv, listenPort } from './config.js';
 import { openDatabase, pgliteDir } from './db/connection.js';
 import { buildGateway } from './gateway/gateway.js';
+import { notifierProxy } from './gateway/notifier-proxy.js';
 import type { GpioInputPort } from './inputs/gpio-port.js';
 import { MockGpio } from './inputs/mock-gpio.js';
 import { createRaspiGpio, isRaspberryPi } from './inputs/raspi-gpio.js';
@@ -17,6 +21,11 @@ const VERSION = (
 
 async function main(): Promise<void> {
   const env = loadConfig(ControllerEnv);
+  const restProblem = checkRelaynodeRest(env);
+  if (restProblem) {
+    process.stderr.write(`${restProblem}\n`);
+    process.exit(1);
+  }
   const logger = createLogger({ service: 'controller', level: env.LOG_LEVEL });
   const clock = systemClock;
 
@@ -65,7 +74,12 @@ async function main(): Promise<void> {
     database,
     clock,
     logger,
-    relay: heartbeat,
+    relay: relayPort(
+      heartbeat,
+      env.RELAYNODE_URL && env.RELAYNODE_API_SECRET
+        ? new RestRelayOff({ url: env.RELAYNODE_URL, apiSecret: env.RELAYNODE_API_SECRET, logger })
+        : null,
+    ),
     gpio,
     eventSink: mqtt ? sinks.events : null,
     onController: (controller) => heartbeat.setIntent(() => controller.desired()),
@@ -81,8 +95,19 @@ async function main(): Promise<void> {
       version: VERSION,
     },
   });
+  if (mqtt) {
+    await attachRelaynodeLink({
+      bus: mqtt,
+      relaynodeId: env.RELAYNODE_ID,
+      heartbeat,
+      controller: svc.controller,
+      clock,
+      logger,
+      intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+    });
+    await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
+  }
   heartbeat.start();
-  if (mqtt) await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
   const bus = mqtt;
 
   const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);
@@ -97,6 +122,10 @@ async function main(): Promise<void> {
     logger,
     allowedIps: env.ALLOWED_IPS,
     trustedProxies: env.TRUSTED_PROXIES,
+    notifier: env.NOTIFIER_URL
+      ? notifierProxy({ url: env.NOTIFIER_URL, jwtSecret: env.JWT_SECRET, logger })
+      : undefined,
+    relaynode: new RelaynodeAdmin(mqtt, env.RELAYNODE_ID, env.RELAYNODE_REQUEST_TIMEOUT_SECONDS * 1000),
     health: async () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
       database: (await database.ping()) ? 'connected' : 'disconnected',

@@ -26,6 +26,23 @@ describe('controller process', () => {
     expect(res.stderr.trim()).toBe('Invalid environment variable JWT_SECRET: required but not set');
   });
 
+  it('exits with one clear line when RELAYNODE_URL is set without RELAYNODE_API_SECRET', (ctx) => {
+    if (!built) return ctx.skip();
+    const res = spawnSync(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        JWT_SECRET: 'main-test-secret-0123456789',
+        RELAYNODE_URL: 'http://127.0.0.1:8001',
+      },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim()).toBe(
+      'Invalid environment variable RELAYNODE_API_SECRET: required when RELAYNODE_URL is set',
+    );
+  });
+
   describe('running with a database and a broker', () => {
     let broker: Mosquitto | null;
     let tdb: TestDatabase;

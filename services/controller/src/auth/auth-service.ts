@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { AuthStore } from '../db/auth-store.js';
 import type { Clock } from '../domain/clock.js';
@@ -16,7 +16,7 @@ const ISSUER = 'outpost-controller';
 
 /** Login, bearer tokens (JWT HS256, pinned), logout by revocation and password changes. */
 export class AuthService {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
   private dummyHash: Promise<string> | null = null;
   /** Token checks run from memory so a stop still passes auth while the database is down. */
   private readonly versions = new Map<string, number>();
@@ -28,7 +28,8 @@ export class AuthService {
     secret: string,
     readonly ttlSeconds: number,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    // A KeyObject made once: handing jose raw bytes makes it import the key again on every request.
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
   /** Loads the password versions and live revocations (the only process writing them is this one). */

@@ -16,17 +16,30 @@ export interface HeartbeatOptions {
   intervalSeconds: number;
   /** The controller's current intent (settable later with setIntent). */
   intent?: () => { armed: boolean; relay_on: boolean };
+  /** Runs once per interval just before the periodic heartbeat (the connection rule's tick). */
+  onTick?: () => void;
+  /** The ON lease ran out without a delivered renewal: the node's failsafe has dropped the relay. */
+  onLeaseLost?: () => void;
 }
 
 /**
  * The relay lease: the controller's intent published every interval and at once on any change, with
- * a per-process epoch, an increasing seq and expires_at = issued_at + 3 x interval.
+ * a per-process epoch, an increasing seq and expires_at = issued_at + 3 x interval (the node's rules
+ * in contracts' DesiredState). When an ON lease runs out with no renewal delivered (broker gone, the
+ * process paused), the node's failsafe has dropped the relay: the run is over (comm_loss), so ON is
+ * never re-sent from that run's intent, whichever of the lease timer or a late heartbeat comes first.
  */
 export class HeartbeatPublisher implements RelayPort {
   readonly epoch = randomBytes(8).toString('hex');
   private seq = 0;
   private timer: unknown = null;
   private last: relaynode.DesiredState | null = null;
+  /** issued_at of the newest heartbeat the broker accepted. */
+  private lastDeliveredAt: number | null = null;
+  /** seq of the first delivered ON of the current lease; null while the intent is OFF. */
+  private onSince: number | null = null;
+  private leaseLost = false;
+  private leaseTimer: unknown = null;
 
   private intent: () => { armed: boolean; relay_on: boolean };
 
@@ -39,8 +52,18 @@ export class HeartbeatPublisher implements RelayPort {
     this.intent = fn;
   }
 
+  setHooks(hooks: { onTick?: () => void; onLeaseLost?: () => void }): void {
+    if (hooks.onTick) this.opts.onTick = hooks.onTick;
+    if (hooks.onLeaseLost) this.opts.onLeaseLost = hooks.onLeaseLost;
+  }
+
   start(): void {
     this.timer = this.opts.clock.setInterval(() => {
+      try {
+        this.opts.onTick?.();
+      } catch (err) {
+        this.opts.logger.error({ err }, 'heartbeat tick failed');
+      }
       this.beat().catch(() => undefined);
     }, this.opts.intervalSeconds * 1000);
   }
@@ -48,6 +71,17 @@ export class HeartbeatPublisher implements RelayPort {
   stop(): void {
     if (this.timer !== null) this.opts.clock.clearInterval(this.timer);
     this.timer = null;
+    if (this.leaseTimer !== null) this.opts.clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer = null;
+  }
+
+  get leaseMs(): number {
+    return 3 * this.opts.intervalSeconds * 1000;
+  }
+
+  /** Epoch, newest seq and where the current ON lease began (for the connection rule). */
+  leaseView(): { epoch: string; lastSeq: number | null; onSinceSeq: number | null } {
+    return { epoch: this.epoch, lastSeq: this.last?.seq ?? null, onSinceSeq: this.onSince };
   }
 
   get lastSent(): relaynode.DesiredState | null {
@@ -71,17 +105,55 @@ export class HeartbeatPublisher implements RelayPort {
     const { sink, clock, intervalSeconds } = this.opts;
     const intent = this.intent();
     const issued = clock.now();
+    if (!intent.relay_on) {
+      this.onSince = null;
+      this.leaseLost = false;
+    } else if (
+      this.onSince !== null &&
+      this.lastDeliveredAt !== null &&
+      issued > this.lastDeliveredAt + this.leaseMs
+    ) {
+      this.markLeaseLost();
+    }
+    const relayOn = intent.relay_on && !this.leaseLost;
     const payload: relaynode.DesiredState = {
       epoch: this.epoch,
       seq: ++this.seq,
       issued_at: issued,
-      expires_at: issued + 3 * intervalSeconds * 1000,
+      expires_at: issued + this.leaseMs,
       heartbeat_interval: intervalSeconds,
       armed: intent.armed,
-      relay_on: intent.relay_on,
+      relay_on: relayOn,
     };
     if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
     await sink.publish(payload);
     this.last = payload;
+    if (this.lastDeliveredAt === null || issued > this.lastDeliveredAt) this.lastDeliveredAt = issued;
+    if (relayOn && this.onSince === null) this.onSince = payload.seq;
+    if (relayOn) this.armLeaseTimer(issued);
+  }
+
+  /** Fires when the newest delivered ON lease expires unrenewed. */
+  private armLeaseTimer(issued: number): void {
+    const { clock } = this.opts;
+    if (this.leaseTimer !== null) clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer = clock.setTimeout(
+      () => {
+        this.leaseTimer = null;
+        if (this.onSince === null || this.leaseLost || this.lastDeliveredAt !== issued) return;
+        if (this.intent().relay_on) this.markLeaseLost();
+      },
+      issued + this.leaseMs - clock.now() + 1,
+    );
+  }
+
+  private markLeaseLost(): void {
+    if (this.leaseLost) return;
+    this.leaseLost = true;
+    this.opts.logger.warn(
+      { lease_ms: this.leaseMs, last_delivered_at: this.lastDeliveredAt },
+      'relay lease expired without a delivered heartbeat: the relay node failsafe has dropped the relay',
+    );
+    this.opts.onLeaseLost?.();
   }
 }

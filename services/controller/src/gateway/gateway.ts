@@ -7,11 +7,14 @@ import { auditEntries } from '../db/audit-store.js';
 import type { ControllerService } from '../service.js';
 import type { GatewayBindings } from './context.js';
 import { errorResponses, router } from './context.js';
+import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';
 import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
 import { authRoutes } from './routes-auth.js';
+import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
+import { relaynodeRoutes } from './routes-relaynode.js';
 import { scheduleRoutes } from './routes-schedules.js';
 import { webhookRoutes } from './routes-webhooks.js';
 
@@ -23,6 +26,10 @@ export interface GatewayOptions {
   trustedProxies?: string;
   rateLimits?: RateLimits;
   health?: () => Promise<Record<string, unknown>>;
+  /** Relay node administration over MQTT (absent: the /api/relaynode/* routes answer 503). */
+  relaynode?: RelaynodeAdmin;
+  /** Forwards /api/notifications/* and /api/system-notifications/* to the notifier (NOTIFIER_URL). */
+  notifier?: NotifierProxy;
 }
 
 /** Paths under /api that need no token. */
@@ -65,6 +72,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
   mount(scheduleRoutes(svc));
   mount(webhookRoutes(svc));
   if (svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
+  if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
 
   const audit = router();
   audit.openapi(
@@ -109,6 +117,10 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
         c.header('WWW-Authenticate', 'Bearer');
         return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
       }
+    }
+    if (auth && isNotifierPath(c.req.path)) {
+      if (!opts.notifier) return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
+      return opts.notifier(c.req.raw, auth.username);
     }
     const bindings: GatewayBindings & NodeBindings = { ...(c.env ?? {}), clientIp: ip, auth };
     return app.fetch(c.req.raw, bindings);

@@ -1,0 +1,215 @@
+// Issues 3 and 4, command path: how long from a REST start to the relay-desired message on the
+// broker and to relay ON at the node, and from an engaged EPO to the controller refusing starts.
+// Times are taken in this process (performance.now) when a request is sent and when an MQTT
+// message arrives, so they include the broker hop to this observer.
+import mqtt from 'mqtt';
+import { call, PREFIX, RELAYNODE_ID, RELAYNODE_SECRET, sleep } from './stack.mjs';
+
+const num = (name, fallback) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+export const START_CYCLES = num('BENCH_CYCLES', 1000);
+export const EPO_CYCLES = num('BENCH_EPO_CYCLES', 50);
+const WAIT_MS = 2000;
+
+/** Observes the relay node's topics; `next` resolves at the arrival of the first matching message. */
+export class TopicWatch {
+  constructor(client) {
+    this.client = client;
+    this.waiters = new Set();
+    client.on('message', (topic, payload) => {
+      const at = performance.now();
+      let msg;
+      try {
+        msg = JSON.parse(payload.toString('utf8'));
+      } catch {
+        return;
+      }
+      for (const w of this.waiters) {
+        if (w.topic === topic && w.match(msg)) {
+          this.waiters.delete(w);
+          clearTimeout(w.timer);
+          w.resolve(at);
+        }
+      }
+    });
+  }
+
+  static async open(url) {
+    const client = await mqtt.connectAsync(url, { clientId: `controller-bench-${process.pid}`, clean: true });
+    const desired = `${PREFIX}/relaynode/+/desired`;
+    const state = `${PREFIX}/relaynode/${RELAYNODE_ID}/state`;
+    await client.subscribeAsync([desired, state], { qos: 0 });
+    const watch = new TopicWatch(client);
+    watch.desiredTopic = `${PREFIX}/relaynode/${RELAYNODE_ID}/desired`;
+    watch.stateTopic = state;
+    return watch;
+  }
+
+  /** Register before acting; resolves with the arrival time, or null after ms. */
+  next(topic, match, ms = WAIT_MS) {
+    return new Promise((resolve) => {
+      const w = { topic, match, resolve };
+      w.timer = setTimeout(() => {
+        this.waiters.delete(w);
+        resolve(null);
+      }, ms);
+      this.waiters.add(w);
+    });
+  }
+
+  /** Gives up on every pending wait (they resolve null). */
+  cancelAll() {
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.resolve(null);
+    }
+    this.waiters.clear();
+  }
+
+  close() {
+    this.cancelAll();
+    return this.client.endAsync();
+  }
+}
+
+/** Stops the generator and waits until both the command and the node say OFF. */
+async function stopAndSettle(stack, auth, watch) {
+  const desiredOff = watch.next(watch.desiredTopic, (m) => m.relay_on === false);
+  const nodeOff = watch.next(watch.stateTopic, (m) => m.relay_on === false);
+  const res = await call(stack.base, 'POST', '/api/generator/stop', { headers: auth, body: {} });
+  if (res.status !== 200) throw new Error(`stop answered ${res.status} ${res.body}`);
+  await Promise.all([desiredOff, nodeOff]);
+}
+
+/**
+ * Arm once, then start/stop cycles. Per start: send time → first desired with relay_on=true (issue 3)
+ * and → first retained node state with relay_on=true (issue 4).
+ */
+export async function startCycles(stack, watch, { cycles = START_CYCLES, budgetMs = 105_000 } = {}) {
+  const auth = { authorization: `Bearer ${stack.token}` };
+  const armed = await call(stack.base, 'POST', '/api/generator/arm', { headers: auth });
+  if (armed.status !== 200) throw new Error(`arm answered ${armed.status} ${armed.body}`);
+  await call(stack.base, 'POST', '/api/generator/stop', { headers: auth, body: {} });
+  await sleep(200);
+
+  const toDesired = [];
+  const toRelayOn = [];
+  const startRoundTrip = [];
+  const refused = {};
+  let missedDesired = 0;
+  let missedRelay = 0;
+  process.stdout.write(`bench: ${cycles} start/stop cycles\n`);
+  const phaseEnd = performance.now() + budgetMs;
+  let done = 0;
+  for (let i = 0; i < cycles && performance.now() < phaseEnd; i++) {
+    done++;
+    const desired = watch.next(watch.desiredTopic, (m) => m.relay_on === true);
+    const relayOn = watch.next(watch.stateTopic, (m) => m.relay_on === true);
+    const sent = performance.now();
+    const res = await call(stack.base, 'POST', '/api/generator/start', { headers: auth, body: {} });
+    startRoundTrip.push(performance.now() - sent);
+    if (res.status !== 200) {
+      const key = `${res.status} ${res.json?.detail ?? ''}`.trim();
+      refused[key] = (refused[key] ?? 0) + 1;
+      watch.cancelAll();
+      missedDesired++;
+      missedRelay++;
+      await sleep(20);
+      continue;
+    }
+    const [d, r] = await Promise.all([desired, relayOn]);
+    if (d === null) missedDesired++;
+    else toDesired.push(d - sent);
+    if (r === null) missedRelay++;
+    else toRelayOn.push(r - sent);
+    await stopAndSettle(stack, auth, watch);
+  }
+  return {
+    planned: cycles,
+    cycles: done,
+    toDesired,
+    toRelayOn,
+    startRoundTrip,
+    missedDesired,
+    missedRelay,
+    refused,
+  };
+}
+
+const isEpoRefusal = (res) => res.status === 409 && /EPO|hardware safety/i.test(res.json?.detail ?? '');
+
+/** Polls POST /api/generator/start until the EPO refusal; a start that slips through is stopped. */
+async function pollUntilEpoRefusal(stack, auth, deadline) {
+  let slipped = 0;
+  for (;;) {
+    const res = await call(stack.base, 'POST', '/api/generator/start', { headers: auth, body: {} });
+    const at = performance.now();
+    if (isEpoRefusal(res)) return { at, slipped };
+    if (res.status === 200) {
+      slipped++;
+      await call(stack.base, 'POST', '/api/generator/stop', { headers: auth, body: {} });
+    }
+    if (at > deadline) return { at: null, slipped };
+  }
+}
+
+async function setEpo(stack, watch, engaged) {
+  const seen = watch.next(watch.stateTopic, (m) => m.physical_safety_engaged === engaged);
+  const res = await call(stack.nodeBase, 'POST', '/api/dev/epo', {
+    headers: { 'x-api-key': RELAYNODE_SECRET },
+    body: { engaged },
+  });
+  if (res.status !== 200) throw new Error(`POST /api/dev/epo answered ${res.status} ${res.body}`);
+  return seen;
+}
+
+/**
+ * EPO engaged at the node → the controller refuses a start. Reference: arrival of the node's retained
+ * state carrying physical_safety_engaged=true (the debounce is complete then). Released between cycles,
+ * and the controller is given time to see the release.
+ */
+export async function epoCycles(stack, watch, { cycles = EPO_CYCLES, budgetMs = 40_000 } = {}) {
+  const auth = { authorization: `Bearer ${stack.token}` };
+  const toRefusal = [];
+  let missed = 0;
+  let slipped = 0;
+  let done = 0;
+  const phaseEnd = performance.now() + budgetMs;
+  process.stdout.write(`bench: ${cycles} EPO cycles\n`);
+  for (let i = 0; i < cycles && performance.now() < phaseEnd; i++) {
+    const engagedAt = setEpo(stack, watch, true);
+    const ref = await engagedAt;
+    if (ref === null) throw new Error('the relay node never published physical_safety_engaged=true');
+    const out = await pollUntilEpoRefusal(stack, auth, ref + WAIT_MS);
+    slipped += out.slipped;
+    if (out.at === null) missed++;
+    else toRefusal.push(out.at - ref);
+    done++;
+
+    const released = await setEpo(stack, watch, false);
+    if (released === null) throw new Error('the relay node never published physical_safety_engaged=false');
+    const until = performance.now() + WAIT_MS;
+    for (;;) {
+      const s = await call(stack.base, 'GET', '/api/generator/state', { headers: auth });
+      if (s.json?.slave_physical_safety_engaged === false || performance.now() > until) break;
+      await sleep(5);
+    }
+    // A start that slipped through may have been stopped by the EPO; make sure the next cycle starts idle.
+    await call(stack.base, 'POST', '/api/generator/stop', { headers: auth, body: {} });
+  }
+  return { planned: cycles, cycles: done, toRefusal, missed, slipped };
+}
+
+/** Whether the controller reports the relay node as connected within ms. */
+export async function linkReady(stack, ms) {
+  const auth = { authorization: `Bearer ${stack.token}` };
+  const until = Date.now() + ms;
+  for (;;) {
+    const s = await call(stack.base, 'GET', '/api/generator/state', { headers: auth });
+    if (s.json?.slave_connected === true) return true;
+    if (Date.now() > until) return false;
+    await sleep(100);
+  }
+}

@@ -1,0 +1,187 @@
+// npm run bench (after build): the controller as it runs — broker, relay node and controller as child
+// processes on loopback — measured against the goals of issues 3 and 4. Prints a table and writes
+// bench/out/controller.json at the repository root. A missed goal is reported, not an error; the exit
+// code is non-zero only when the bench itself could not run.
+// Knobs: BENCH_CONNECTIONS, BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CYCLES, BENCH_EPO_CYCLES.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { epoCycles, linkReady, startCycles, TopicWatch } from './cycles.mjs';
+import { stateThroughput } from './http-load.mjs';
+import { closeHttp, repoDir, startStack, teardown, wasInterrupted } from './stack.mjs';
+import { printTable, round, summarize, verdict } from './stats.mjs';
+
+const GOALS = {
+  throughputRatio: 0.6,
+  startToDesiredP99: 5,
+  startToRelayP99: 20,
+  epoToRefusalP99: 100,
+};
+
+/** A table line; ratio is controller/reference (relative goals) or figure/goal (absolute goals). */
+function row(name, issue, figure, unit, { goal, better, reference, ratio, ...extra }) {
+  const absolute = reference === undefined;
+  const r = absolute && goal !== undefined && figure !== null ? figure / goal : ratio;
+  const goalText =
+    goal === undefined
+      ? undefined
+      : `${better === 'higher' ? '≥' : '≤'} ${goal}${absolute ? ` ${unit}` : ' × bare'}`;
+  return {
+    name,
+    issue,
+    figure: round(figure, 2),
+    unit,
+    reference,
+    goal,
+    goal_text: goalText,
+    ...(goal === undefined ? { ratio: round(r) } : verdict(r, absolute ? 1 : goal, better)),
+    ...extra,
+  };
+}
+
+async function main() {
+  const began = Date.now();
+  const loadBefore = loadavg()[0];
+  if (loadBefore > cpus().length) {
+    process.stdout.write(
+      `bench: WARNING load average ${loadBefore.toFixed(1)} on ${cpus().length} CPUs: figures include contention\n`,
+    );
+  }
+  process.stdout.write('bench: starting broker, relay node and controller\n');
+  const stack = await startStack();
+  process.stdout.write(`bench: controller database ${stack.database}\n`);
+  const rows = [];
+  const details = {};
+
+  // Issue 3: read throughput against a bare server.
+  const http = await stateThroughput(stack);
+  details.state_throughput = http;
+  const [ctl, bare] = http.results;
+  const httpValid = ctl.non_2xx === 0 && ctl.errors === 0;
+  rows.push(
+    row('GET /api/generator/state throughput', 3, ctl.req_per_s, 'req/s', {
+      reference: `bare ${bare.req_per_s} req/s`,
+      ratio: ctl.req_per_s / bare.req_per_s,
+      goal: GOALS.throughputRatio,
+      better: 'higher',
+      valid: httpValid,
+    }),
+    row('GET /api/generator/state p99', 3, ctl.latency_p99_ms, 'ms', {
+      reference: `bare ${bare.latency_p99_ms} ms`,
+      ratio: ctl.latency_p99_ms / bare.latency_p99_ms,
+      context: `p50 ${ctl.latency_p50_ms} vs ${bare.latency_p50_ms} ms; server CPU ${ctl.server_cpu_pct}% vs ${bare.server_cpu_pct}%`,
+    }),
+  );
+  if (ctl.non_2xx || ctl.errors) {
+    process.stdout.write(`bench: WARNING controller answered ${ctl.non_2xx} non-2xx, ${ctl.errors} errors\n`);
+  }
+
+  // The controller learns the node's state over MQTT; without that link, issue 4 cannot be met.
+  const link = await linkReady(stack, 5000);
+  details.link_ready = link;
+  if (!link)
+    process.stdout.write('bench: slave_connected never became true: issue 4 figures are "link not ready"\n');
+
+  const watch = await TopicWatch.open(stack.mqttUrl);
+  try {
+    // Issues 3 and 4: start → desired on the broker, start → relay ON at the node, same cycles.
+    const cyc = await startCycles(stack, watch);
+    const desired = summarize(cyc.toDesired);
+    const relay = summarize(cyc.toRelayOn);
+    const cut = (r) => (r.cycles < r.planned ? ` (time budget: ${r.cycles} of ${r.planned} planned)` : '');
+    details.start_cycles = {
+      planned: cyc.planned,
+      cycles: cyc.cycles,
+      start_to_desired: { ...desired, missed: cyc.missedDesired },
+      start_to_relay_on: { ...relay, missed: cyc.missedRelay },
+      refused_starts: cyc.refused,
+    };
+    const roundTrip = summarize(cyc.startRoundTrip);
+    details.start_cycles.start_http_round_trip = roundTrip;
+    rows.push(
+      row('start → relay-desired (relay_on) p99', 3, desired.p99_ms, 'ms', {
+        goal: GOALS.startToDesiredP99,
+        better: 'lower',
+        context: `p50 ${desired.p50_ms} ms, max ${desired.max_ms} ms, ${desired.samples}/${cyc.cycles} cycles${cut(cyc)}; HTTP start round trip p50 ${roundTrip.p50_ms} / p99 ${roundTrip.p99_ms} ms`,
+        valid: cyc.missedDesired === 0,
+      }),
+    );
+    rows.push(
+      row('start → relay ON at node p99', 4, relay.p99_ms, 'ms', {
+        goal: GOALS.startToRelayP99,
+        better: 'lower',
+        context: `p50 ${relay.p50_ms} ms, max ${relay.max_ms} ms, ${relay.samples}/${cyc.cycles} cycles${cut(cyc)}`,
+        valid: cyc.missedRelay === 0,
+        status: link ? undefined : 'link not ready',
+      }),
+    );
+
+    // Issue 4: EPO engaged → the controller refuses starts. Without the link a few cycles show it.
+    const epo = await epoCycles(stack, watch, link ? {} : { cycles: 3, budgetMs: 8000 });
+    const refusal = summarize(epo.toRefusal);
+    details.epo_cycles = {
+      cycles: epo.cycles,
+      ...refusal,
+      missed: epo.missed,
+      starts_slipped_through: epo.slipped,
+    };
+    rows.push(
+      row('EPO engaged → start refused (409) p99', 4, refusal.p99_ms, 'ms', {
+        goal: GOALS.epoToRefusalP99,
+        better: 'lower',
+        context: `p50 ${refusal.p50_ms} ms, ${refusal.samples}/${epo.cycles} cycles${cut(epo)}, ${epo.slipped} starts slipped through`,
+        valid: epo.missed === 0,
+        status: link ? undefined : 'link not ready',
+      }),
+    );
+  } finally {
+    await watch.close();
+  }
+
+  // A figure from incomplete samples (missed messages, refusals) never counts as met.
+  for (const r of rows) {
+    if (r.valid === false) {
+      r.met = false;
+      r.status ??= 'incomplete';
+    }
+  }
+  printTable(rows);
+  for (const r of rows) if (r.context) process.stdout.write(`  ${r.name}: ${r.context}\n`);
+
+  const out = {
+    bench: 'controller',
+    at: new Date().toISOString(),
+    seconds: Math.round((Date.now() - began) / 1000),
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model,
+      loadavg_1m_before: loadBefore,
+      loadavg_1m_after: loadavg()[0],
+      node: process.version,
+    },
+    database: stack.database,
+    link_ready: details.link_ready,
+    goals: GOALS,
+    results: rows,
+    details,
+  };
+  const dir = join(repoDir, 'bench', 'out');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'controller.json'), `${JSON.stringify(out, null, 2)}\n`);
+  process.stdout.write(`\nbench: ${out.seconds} s; results in bench/out/controller.json\n`);
+}
+
+let code = 0;
+try {
+  await main();
+} catch (err) {
+  if (wasInterrupted()) code = 130;
+  else {
+    process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+    code = 1;
+  }
+} finally {
+  closeHttp();
+  await teardown();
+}
+process.exit(code);

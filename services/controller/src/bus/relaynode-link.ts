@@ -1,0 +1,61 @@
+import type { OutpostMqtt } from '@outpost/runtime';
+import type { Clock } from '../domain/clock.js';
+import type { GeneratorController, RelayReport } from '../domain/generator-controller.js';
+import { SlaveLink } from '../domain/slave-link.js';
+import type { DomainLogger } from '../domain/types.js';
+import type { HeartbeatPublisher } from './heartbeat.js';
+
+export interface RelaynodeLinkOptions {
+  bus: OutpostMqtt;
+  relaynodeId: string;
+  heartbeat: HeartbeatPublisher;
+  controller: GeneratorController;
+  clock: Clock;
+  logger: DomainLogger;
+  intervalSeconds: number;
+}
+
+/** Re-sync heartbeats after a node (re)appears are spaced at least this far apart. */
+const RESYNC_MIN_MS = 250;
+
+/**
+ * Follows the relay node over MQTT (availability and retained state), applies the connection rule
+ * once per heartbeat interval, and reports connection, missed heartbeats, EPO, relay and failsafe to
+ * the state machine. A node that comes back (or reboots) gets a heartbeat at once.
+ */
+export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<SlaveLink> {
+  const { bus, relaynodeId: id, heartbeat, controller, clock, logger } = opts;
+  const link = new SlaveLink(opts.intervalSeconds * 1000, () => heartbeat.leaseView());
+  let lastResync = Number.NEGATIVE_INFINITY;
+
+  const report = (r: RelayReport) => {
+    controller.relayReported(r).catch((err: unknown) => logger.error({ err }, 'relay node report failed'));
+  };
+  const resyncIfNeeded = () => {
+    const now = clock.now();
+    if (!link.needsResync() || now - lastResync < RESYNC_MIN_MS || !bus.connected) return;
+    lastResync = now;
+    heartbeat.beat().catch((err: unknown) => logger.warn({ err }, 're-sync heartbeat failed'));
+  };
+
+  heartbeat.setHooks({
+    onTick: () => report(link.tick(clock.now())),
+    onLeaseLost: () => report({ failsafe_triggered: true }),
+  });
+
+  await bus.subscribe('availability', { svc: 'relaynode', id }, (payload) => {
+    const online = payload === 'online';
+    logger.info({ relaynode: id, availability: payload }, 'relay node availability');
+    report(link.availability(online, clock.now()));
+    if (online) {
+      // The node publishes its state right after its birth; re-sync as soon as it shows our epoch is missing.
+      lastResync = Number.NEGATIVE_INFINITY;
+      resyncIfNeeded();
+    }
+  });
+  await bus.subscribe('relaynodeState', { id }, (state) => {
+    report(link.state(state, clock.now()));
+    resyncIfNeeded();
+  });
+  return link;
+}

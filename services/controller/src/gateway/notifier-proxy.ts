@@ -1,0 +1,88 @@
+import { SignJWT } from 'jose';
+import type { Logger } from 'pino';
+
+export interface NotifierProxyOptions {
+  /** NOTIFIER_URL, e.g. http://127.0.0.1:8002 */
+  url: string;
+  /** JWT_SECRET shared with the notifier (HS256). */
+  jwtSecret: string;
+  timeoutMs?: number;
+  /** Largest forwarded body in bytes. */
+  bodyLimit?: number;
+  logger: Logger;
+}
+
+/** Request headers passed through to the notifier (hop-by-hop and credentials are not). */
+const PASS_REQUEST = ['content-type', 'accept'];
+const PASS_RESPONSE = ['content-type', 'retry-after', 'location'];
+
+export const isNotifierPath = (path: string): boolean =>
+  /^\/api\/(notifications|system-notifications)(\/|$)/.test(path);
+
+/**
+ * Forwards /api/notifications/* and /api/system-notifications/* (after the controller's own auth)
+ * to the notifier, which owns them. The caller's token is not passed on: the notifier gets a
+ * 60-second HS256 token for the same user. Bounded: no answer in time is 504, no notifier is 502.
+ */
+export function notifierProxy(opts: NotifierProxyOptions) {
+  const key = new TextEncoder().encode(opts.jwtSecret);
+  const base = opts.url.replace(/\/+$/, '');
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const limit = opts.bodyLimit ?? 64 * 1024;
+  const json = (status: number, detail: string) =>
+    new Response(JSON.stringify({ detail }), { status, headers: { 'content-type': 'application/json' } });
+
+  return async (req: Request, username: string): Promise<Response> => {
+    const src = new URL(req.url);
+    const headers = new Headers();
+    for (const name of PASS_REQUEST) {
+      const v = req.headers.get(name);
+      if (v) headers.set(name, v);
+    }
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(username)
+      .setIssuer('outpost-controller')
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(key);
+    headers.set('authorization', `Bearer ${token}`);
+    let body: ArrayBuffer | undefined;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      body = await req.arrayBuffer();
+      if (body.byteLength > limit) return json(413, `Request body larger than ${limit} bytes`);
+    }
+    let res: Response;
+    try {
+      res = await fetch(`${base}${src.pathname}${src.search}`, {
+        method: req.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
+    } catch (err) {
+      const e = err as Error;
+      if (e.name === 'TimeoutError') {
+        opts.logger.warn({ path: src.pathname, timeoutMs }, 'notifier did not answer in time');
+        return json(504, `The notifier did not answer within ${timeoutMs / 1000} s`);
+      }
+      opts.logger.warn({ path: src.pathname, err: e.message }, 'notifier unreachable');
+      return json(502, 'The notifier is unavailable');
+    }
+    const out = new Headers();
+    for (const name of PASS_RESPONSE) {
+      const v = res.headers.get(name);
+      if (v) out.set(name, v);
+    }
+    let payload: ArrayBuffer;
+    try {
+      payload = await res.arrayBuffer();
+    } catch {
+      return json(502, 'The notifier closed the connection mid-answer');
+    }
+    return new Response(res.status === 204 ? null : payload, { status: res.status, headers: out });
+  };
+}
+
+export type NotifierProxy = ReturnType<typeof notifierProxy>;

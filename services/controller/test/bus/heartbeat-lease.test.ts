@@ -1,0 +1,106 @@
+import type { relaynode } from '@outpost/contracts';
+import { ManualClock } from '@outpost/runtime/clock';
+import { describe, expect, it } from 'vitest';
+import { HeartbeatPublisher } from '../../src/bus/heartbeat.js';
+import { silentLogger } from '../helpers/harness.js';
+
+function rig() {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  const sent: relaynode.DesiredState[] = [];
+  const sink = {
+    connected: true,
+    async publish(p: relaynode.DesiredState) {
+      sent.push(p);
+    },
+  };
+  let running = false;
+  let lost = 0;
+  const hb = new HeartbeatPublisher({
+    sink,
+    clock,
+    logger: silentLogger,
+    intervalSeconds: 10,
+    intent: () => ({ armed: true, relay_on: running }),
+    onLeaseLost: () => {
+      lost += 1;
+    },
+  });
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return {
+    clock,
+    sink,
+    sent,
+    hb,
+    settle,
+    setRunning: (v: boolean) => {
+      running = v;
+    },
+    lost: () => lost,
+  };
+}
+
+describe('heartbeat lease', () => {
+  it('follows the node rules: one epoch, strictly increasing seq, expiry 3 x interval', async () => {
+    const r = rig();
+    r.hb.start();
+    await r.hb.beat();
+    r.clock.advance(10_000);
+    await r.settle();
+    r.clock.advance(10_000);
+    await r.settle();
+    expect(r.sent.length).toBe(3);
+    const seqs = r.sent.map((s) => s.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(r.sent.map((s) => s.epoch)).size).toBe(1);
+    for (const s of r.sent) {
+      expect(s.expires_at - s.issued_at).toBe(30_000);
+      expect(s.heartbeat_interval).toBe(10);
+    }
+    r.hb.stop();
+  });
+
+  it('declares the ON lease lost when it expires undelivered, and never re-sends that ON', async () => {
+    const r = rig();
+    r.setRunning(true);
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(true);
+    r.sink.connected = false; // broker gone
+    r.clock.advance(30_000);
+    expect(r.lost()).toBe(0);
+    r.clock.advance(1);
+    expect(r.lost()).toBe(1);
+    r.sink.connected = true; // broker back before the run was closed: the heartbeat says OFF
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(false);
+    // The run is closed (intent OFF); a new run may turn the relay ON again.
+    r.setRunning(false);
+    await r.hb.beat();
+    r.setRunning(true);
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(true);
+    expect(r.lost()).toBe(1);
+  });
+
+  it('a paused process that wakes after the lease sends OFF even before its lease timer fires', async () => {
+    const r = rig();
+    r.setRunning(true);
+    await r.hb.beat();
+    r.hb.stop(); // no timers: only the late heartbeat itself can notice
+    r.clock.set(r.clock.now() + 45_000);
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(false);
+    expect(r.lost()).toBe(1);
+  });
+
+  it('a first ON after a long broker outage is not mistaken for a lost lease', async () => {
+    const r = rig();
+    await r.hb.beat();
+    r.clock.advance(120_000);
+    r.setRunning(true);
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(true);
+    expect(r.lost()).toBe(0);
+  });
+});

@@ -1,0 +1,95 @@
+// The real processes behind the console test: embedded broker, relay node (mock HAT), controller (mock GPIO).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RunningBroker, startBroker } from '@outpost/broker';
+import { freePort, type ServiceProcess, startService } from '@outpost/ui/testing';
+
+const CONTROLLER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const RELAYNODE_MAIN = fileURLToPath(new URL('../../../relay-node/dist/main.js', import.meta.url));
+
+export const ADMIN = 'operator';
+export const PASSWORD = 'e2e console password';
+const NODE_SECRET = 'e2e-relaynode-secret';
+
+export interface Stack {
+  broker: RunningBroker;
+  node: ServiceProcess;
+  controller: ServiceProcess;
+  /** The relay node's own mock view (its dev API), to check what the console claims. */
+  nodeStatus(): Promise<{ relay_on: boolean; armed: boolean; physical_safety_engaged: boolean }>;
+  /** Presses or releases the EPO button at the relay node (the controller has no endpoint for it). */
+  setEpo(engaged: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'controller-e2e-'));
+  const broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
+  const started: ServiceProcess[] = [];
+  try {
+    const nodePort = await freePort();
+    const node = await startService(
+      RELAYNODE_MAIN,
+      {
+        RELAYNODE_API_SECRET: NODE_SECRET,
+        MOCK_HAT_MODE: 'true',
+        HARDWARE_SAFETY_ENABLED: 'true',
+        MQTT_URL: broker.url,
+        HOST: '127.0.0.1',
+        PORT: String(nodePort),
+        DATA_DIR: join(dir, 'node'),
+      },
+      nodePort,
+    );
+    started.push(node);
+    const ctlPort = await freePort();
+    const controller = await startService(
+      CONTROLLER_MAIN,
+      {
+        JWT_SECRET: 'e2e-console-jwt-secret-0123456789',
+        ADMIN_USERNAME: ADMIN,
+        ADMIN_PASSWORD: PASSWORD,
+        MQTT_URL: broker.url,
+        RELAYNODE_API_SECRET: NODE_SECRET,
+        GPIO_MODE: 'mock',
+        HOA_BOOT_DELAY_SECONDS: '0',
+        HEARTBEAT_INTERVAL_SECONDS: '1',
+        HOST: '127.0.0.1',
+        CONTROLLER_PORT: String(ctlPort),
+        DATA_DIR: join(dir, 'controller'),
+      },
+      ctlPort,
+    );
+    started.push(controller);
+    const nodeCall = (path: string, body?: unknown) =>
+      fetch(`${node.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'X-API-Key': NODE_SECRET, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    return {
+      broker,
+      node,
+      controller,
+      async nodeStatus() {
+        return (await (await nodeCall('/api/dev/status')).json()) as Awaited<ReturnType<Stack['nodeStatus']>>;
+      },
+      async setEpo(engaged) {
+        const res = await nodeCall('/api/dev/epo', { engaged });
+        if (res.status !== 200) throw new Error(`relay node EPO call: ${res.status} ${await res.text()}`);
+      },
+      async close() {
+        for (const p of started.reverse()) await p.stop();
+        await broker.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    for (const p of started.reverse()) await p.stop();
+    await broker.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,322 @@
+import type { RunningBroker } from '@outpost/broker';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { startReceiver } from '../helpers/receiver.js';
+import {
+  built,
+  controllerClient,
+  embeddedBroker,
+  nodeStatus,
+  PREFIX,
+  type Proc,
+  setEpo,
+  spawnController,
+  spawnRelayNode,
+  tempDir,
+} from '../helpers/stack.js';
+import { waitFor } from '../helpers/wait.js';
+
+const INTERVAL_MS = 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Api = Awaited<ReturnType<typeof controllerClient>>;
+
+/**
+ * One broker, one relay node and one controller (heartbeat every second, RELAYNODE_URL set), all real
+ * processes; the steps run in order and each leaves the stack idle and connected for the next.
+ */
+describe('controller ↔ relay node link (real processes)', () => {
+  let broker: RunningBroker;
+  let brokerPort = 0;
+  let node: Proc;
+  let controller: Proc;
+  let api: Api;
+  let tdb: TestDatabase;
+  let watcher: MqttClient;
+  const events: { name: string; at: number; data: Record<string, unknown> }[] = [];
+  const nodeStates: { applied_seq: number | null; epoch: string | null; relay_on: boolean }[] = [];
+  const desired: { seq: number; epoch: string; relay_on: boolean }[] = [];
+  /** When the controller's retained state first showed EPO engaged (performance.now()). */
+  let epoSeenAt: number | null = null;
+  const nodeDir = tempDir('link-node');
+  const ctlDir = tempDir('link-ctl');
+
+  const relayOnCount = () => node.logs().filter((l) => l.msg === 'relay ON').length;
+  const state = () => api.state();
+  const connectedNow = async () => (await state()).slave_connected === true;
+  const brokerState = async () =>
+    ((await (await fetch(`${controller.url}/health`)).json()) as { broker: string }).broker;
+  const brokerUp = async () => (await brokerState()) === 'connected';
+
+  beforeAll(async () => {
+    if (!built) return;
+    broker = await embeddedBroker();
+    brokerPort = broker.port;
+    tdb = await anyTestDatabase();
+    node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
+    const dbUrl =
+      tdb.name === 'postgres'
+        ? (() => {
+            const u = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+            u.pathname = `/${tdb.dbName}`;
+            return u.toString();
+          })()
+        : null;
+    controller = await spawnController({
+      mqttUrl: broker.url,
+      dataDir: ctlDir.path,
+      intervalSeconds: INTERVAL_MS / 1000,
+      relaynodeUrl: node.url,
+      extra: { RELAYNODE_REQUEST_TIMEOUT_SECONDS: '1', ...(dbUrl ? { DATABASE_URL: dbUrl } : {}) },
+    });
+    api = await controllerClient(controller.url);
+    watcher = mqtt.connect(broker.url, { reconnectPeriod: 100 });
+    watcher.on('message', (topic, payload) => {
+      const parts = topic.split('/');
+      const body = JSON.parse(payload.toString());
+      if (parts[3] === 'event')
+        events.push({ name: parts[4] as string, at: performance.now(), data: body.data ?? body });
+      else if (parts[1] === 'relaynode' && parts[3] === 'state') nodeStates.push(body);
+      else if (parts[1] === 'relaynode' && parts[3] === 'desired') desired.push(body);
+      else if (parts[1] === 'controller' && parts[3] === 'state' && body.slave_physical_safety_engaged)
+        epoSeenAt ??= performance.now();
+    });
+    await watcher.subscribeAsync(
+      [
+        `${PREFIX}/controller/main/event/#`,
+        `${PREFIX}/controller/main/state`,
+        `${PREFIX}/relaynode/main/state`,
+        `${PREFIX}/relaynode/main/desired`,
+      ],
+      { qos: 1 },
+    );
+  });
+
+  afterAll(async () => {
+    watcher?.end(true);
+    await controller?.kill();
+    await node?.kill();
+    await broker?.close();
+    await tdb?.cleanup();
+    nodeDir.remove();
+    ctlDir.remove();
+  });
+
+  const startRun = async () => {
+    const res = await api.post('/api/generator/start');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await waitFor(async () => (await nodeStatus(node.url)).relay_on, 3000);
+  };
+  const lastRun = async () =>
+    ((await api.get('/api/generator/history?limit=1')).body.runs as Record<string, unknown>[])[0];
+
+  it('connects: the node applies our epoch and slave_connected turns true', async (ctx) => {
+    if (!built) return ctx.skip();
+    await waitFor(connectedNow, 5000);
+    expect(events.some((e) => e.name === 'slave_connected') || (await state()).slave_connected).toBe(true);
+    expect((await state()).missed_heartbeat_count).toBe(0);
+    expect((await api.post('/api/generator/arm')).status).toBe(200);
+    await waitFor(async () => (await nodeStatus(node.url)).armed, 3000);
+  });
+
+  it('proxies /api/relaynode/* to the node over MQTT request/response', async (ctx) => {
+    if (!built) return ctx.skip();
+    const schedule = { enabled: true, day: 'monday', hour: 3, minute: 30 };
+    const set = await api.post('/api/relaynode/reboot-schedule', schedule);
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((await api.get('/api/relaynode/reboot-schedule')).body).toEqual(schedule);
+    const bad = await api.post('/api/relaynode/reboot-schedule', { ...schedule, hour: 24 });
+    expect(bad.status).toBe(422);
+    expect(String(bad.body.detail)).toContain('hour');
+
+    const receiver = await startReceiver();
+    try {
+      const target = receiver.url.replace('http://', 'json://');
+      const urls = await api.post('/api/relaynode/notifications', { notifier_urls: [target] });
+      expect(urls.status, JSON.stringify(urls.body)).toBe(200);
+      const cool = await api.post('/api/relaynode/notifications/settings', {
+        failsafe_cooldown_minutes: 5,
+        restored_cooldown_minutes: 7,
+      });
+      expect(cool.status, JSON.stringify(cool.body)).toBe(200);
+      const read = (await api.get('/api/relaynode/notifications')).body;
+      expect(read).toMatchObject({ failsafe_cooldown_minutes: 5, restored_cooldown_minutes: 7 });
+      const test = await api.post('/api/relaynode/notifications/test');
+      expect(test.status, JSON.stringify(test.body)).toBe(200);
+      await waitFor(() => receiver.requests.length > 0, 3000);
+      expect(receiver.requests[0]?.body).toContain('Test notification');
+      // Leave the node without notifier URLs for the rest of the run (failsafes below).
+      expect((await api.post('/api/relaynode/notifications', { notifier_urls: [] })).status).toBe(200);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('EPO at the node: start refused 409 within 100 ms of the debounce, events both ways', async (ctx) => {
+    if (!built) return ctx.skip();
+    epoSeenAt = null;
+    await setEpo(node.url, true); // answers once the node's debounce has seen the contact
+    const debounced = performance.now();
+    try {
+      // The controller's retained state (published on every change) says when it learned it.
+      await waitFor(() => epoSeenAt !== null, 1000);
+      const learnedMs = (epoSeenAt as unknown as number) - debounced;
+      const refused = await api.post('/api/generator/start');
+      console.log(
+        `EPO: controller refuses starts ${learnedMs.toFixed(0)} ms after the debounce (409 answered at ${(performance.now() - debounced).toFixed(0)} ms)`,
+      );
+      // From the moment the state shows it, every start is refused (the gate reads that state).
+      expect(learnedMs).toBeLessThanOrEqual(100);
+      expect(refused.status).toBe(409);
+      expect(String(refused.body.detail)).toMatch(/EPO/);
+      await waitFor(() => events.some((e) => e.name === 'hardware_safety_engaged_relaynode'), 5000);
+    } finally {
+      await setEpo(node.url, false);
+    }
+    await waitFor(async () => (await state()).slave_physical_safety_engaged === false, 2000);
+    await waitFor(() => events.some((e) => e.name === 'hardware_safety_released_relaynode'), 5000);
+    await startRun();
+    expect((await api.post('/api/generator/stop', { reason: 'epo test done' })).status).toBe(200);
+    await waitFor(async () => !(await nodeStatus(node.url)).relay_on, 3000);
+  });
+
+  it('a paused controller: the node fails safe, the run closes with comm_loss, no ON is re-executed', async (ctx) => {
+    if (!built) return ctx.skip();
+    await startRun();
+    const onsBefore = relayOnCount();
+    controller.child.kill('SIGSTOP');
+    try {
+      await waitFor(async () => (await nodeStatus(node.url)).failsafe_triggered, 3 * INTERVAL_MS + 1500);
+      expect((await nodeStatus(node.url)).relay_on).toBe(false);
+      await sleep(500);
+    } finally {
+      controller.child.kill('SIGCONT');
+    }
+    const resumed = performance.now();
+    let everOn = false;
+    while (performance.now() - resumed < 2 * INTERVAL_MS) {
+      if ((await nodeStatus(node.url)).relay_on) everOn = true;
+      await sleep(20);
+    }
+    expect(everOn).toBe(false);
+    expect(relayOnCount()).toBe(onsBefore);
+    await waitFor(async () => (await state()).running === false, 3000);
+    expect(await lastRun()).toMatchObject({ stop_reason: 'comm_loss' });
+    await waitFor(async () => !(await nodeStatus(node.url)).failsafe_triggered, 3000);
+  });
+
+  it('broker partition longer than the lease: failsafe at the node, run closed comm_loss, no ON after it heals', async (ctx) => {
+    if (!built) return ctx.skip();
+    await startRun();
+    const onsBefore = relayOnCount();
+    await broker.close();
+    await waitFor(async () => (await nodeStatus(node.url)).failsafe_triggered, 3 * INTERVAL_MS + 1500);
+    await waitFor(async () => (await state()).running === false, 2000);
+    expect(await lastRun()).toMatchObject({ stop_reason: 'comm_loss' });
+    broker = await embeddedBroker(brokerPort);
+    await waitFor(brokerUp, 5000);
+    const healed = performance.now();
+    let everOn = false;
+    while (performance.now() - healed < 2 * INTERVAL_MS) {
+      if ((await nodeStatus(node.url)).relay_on) everOn = true;
+      await sleep(20);
+    }
+    expect(everOn).toBe(false);
+    expect(relayOnCount()).toBe(onsBefore);
+    await waitFor(async () => !(await nodeStatus(node.url)).failsafe_triggered, 3000);
+    await waitFor(connectedNow, 3000);
+  });
+
+  it('broker restarted mid-run: re-converges within one heartbeat, no stale ON executed', async (ctx) => {
+    if (!built) return ctx.skip();
+    await startRun();
+    await waitFor(connectedNow, 3000);
+    const onsBefore = relayOnCount();
+    const epoch = desired.at(-1)?.epoch;
+    const appliedBefore = Math.max(
+      ...nodeStates.filter((n) => n.epoch === epoch).map((n) => n.applied_seq ?? 0),
+    );
+    await broker.close();
+    broker = await embeddedBroker(brokerPort);
+    const restarted = performance.now();
+    await waitFor(() => watcher.connected, 3000);
+    // Both processes reconnect on their own (1 s retry); measure from the controller's reconnect.
+    await waitFor(brokerUp, 5000);
+    const reconnected = performance.now();
+    let latestSeq = 0;
+    // Converged: the node applied a heartbeat the controller sent after the restart.
+    await waitFor(() => {
+      const applied = nodeStates.filter((n) => n.epoch === epoch && (n.applied_seq ?? 0) > appliedBefore);
+      latestSeq = applied.at(-1)?.applied_seq ?? 0;
+      return applied.length > 0;
+    }, 3 * INTERVAL_MS);
+    const convergedMs = performance.now() - reconnected;
+    await waitFor(connectedNow, 2 * INTERVAL_MS);
+    console.log(
+      `broker restart: node applied seq ${latestSeq} ${convergedMs.toFixed(0)} ms after the controller was seen reconnected (${(performance.now() - restarted).toFixed(0)} ms after the broker restarted)`,
+    );
+    expect(convergedMs).toBeLessThanOrEqual(INTERVAL_MS + 200);
+    const st = await state();
+    expect(st.running).toBe(true);
+    expect((await nodeStatus(node.url)).relay_on).toBe(true);
+    // The relay never went OFF and back ON (no re-executed ON), and the node's applied seq never went back.
+    expect(relayOnCount()).toBe(onsBefore);
+    const seqs = nodeStates.filter((s) => s.epoch === desired.at(-1)?.epoch).map((s) => s.applied_seq ?? 0);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect((await api.post('/api/generator/stop')).status).toBe(200);
+    await waitFor(async () => !(await nodeStatus(node.url)).relay_on, 3000);
+  });
+
+  it('broker down: start 503, relaynode proxy 503, and a stop reaches the relay over REST', async (ctx) => {
+    if (!built) return ctx.skip();
+    await startRun();
+    await broker.close();
+    await waitFor(async () => (await brokerState()) !== 'connected', 3000);
+    const proxied = await api.get('/api/relaynode/reboot-schedule');
+    expect(proxied.status).toBe(503);
+    expect(String(proxied.body.detail)).toMatch(/broker/i);
+    const stopAt = performance.now();
+    const stop = await api.post('/api/generator/stop');
+    expect(stop.status).toBe(200);
+    await waitFor(async () => !(await nodeStatus(node.url)).relay_on, 3000);
+    const offMs = performance.now() - stopAt;
+    console.log(`stop with the broker down: relay OFF over REST after ${offMs.toFixed(0)} ms`);
+    // Well inside the lease: the REST path, not the failsafe, dropped it.
+    expect(offMs).toBeLessThan(3 * INTERVAL_MS - 500);
+    expect((await nodeStatus(node.url)).failsafe_triggered).toBe(false);
+    expect((await api.post('/api/generator/start')).status).toBe(503);
+    broker = await embeddedBroker(brokerPort);
+    await waitFor(brokerUp, 5000);
+    await waitFor(connectedNow, 5000);
+  });
+
+  it('relay node killed: disconnected within 2 intervals, event, re-synced within one heartbeat on return', async (ctx) => {
+    if (!built) return ctx.skip();
+    await startRun();
+    await waitFor(connectedNow, 3000);
+    const nodePort = node.port;
+    const killedAt = performance.now();
+    await node.kill('SIGKILL');
+    await waitFor(async () => !(await connectedNow()), 2 * INTERVAL_MS);
+    console.log(
+      `relay node killed: controller disconnected after ${(performance.now() - killedAt).toFixed(0)} ms`,
+    );
+    await waitFor(() => events.some((e) => e.name === 'slave_disconnected' && e.at >= killedAt), 3000);
+    // Nobody answers the administration request: 504 after the bound.
+    const timedOut = await api.get('/api/relaynode/reboot-schedule');
+    expect(timedOut.status).toBe(504);
+    expect(String(timedOut.body.detail)).toMatch(/did not answer/);
+
+    node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path, port: nodePort });
+    const back = performance.now();
+    await waitFor(async () => (await nodeStatus(node.url)).relay_on, 3 * INTERVAL_MS);
+    const resyncMs = performance.now() - back;
+    await waitFor(connectedNow, INTERVAL_MS + 500);
+    console.log(`relay node back: relay ON again ${resyncMs.toFixed(0)} ms after it listened`);
+    expect(resyncMs).toBeLessThanOrEqual(INTERVAL_MS + 200);
+    await waitFor(() => events.some((e) => e.name === 'slave_connected' && e.at >= back), 3000);
+    expect((await state()).running).toBe(true);
+    expect((await api.post('/api/generator/stop')).status).toBe(200);
+  });
+});

@@ -1,0 +1,108 @@
+import { Card } from '@outpost/ui';
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Feedback, useAction } from './feedback.js';
+import type { GenState } from './types.js';
+
+/** Overrides, the timed Quiet override and the lockout acknowledgment. */
+export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise<void> }) {
+  const act = useAction();
+  const [ack, setAck] = useState(false);
+  const [quietMinutes, setQuietMinutes] = useState('60');
+
+  const post = (path: string, body: unknown, ok: string) =>
+    act.run(async () => {
+      try {
+        await api(path, { method: 'POST', body });
+      } finally {
+        await refresh();
+      }
+    }, ok);
+
+  return (
+    <Card title="Override and lockout">
+      <Feedback note={act.note} onClose={act.clear} testid="safety-feedback" />
+      <p>
+        Override: <strong data-testid="override">{s.override ?? 'none'}</strong>
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          disabled={act.busy || s.override === 'force_run'}
+          onClick={() => void post('/api/override/enable', { override_type: 'force_run' }, 'Override force_run enabled')}
+        >
+          Force run
+        </button>
+        <button
+          type="button"
+          disabled={act.busy || s.override === 'force_stop'}
+          onClick={() => void post('/api/override/enable', { override_type: 'force_stop' }, 'Override force_stop enabled')}
+        >
+          Force stop
+        </button>
+        <button
+          type="button"
+          disabled={act.busy || !s.override}
+          onClick={() => void post('/api/override/disable', undefined, 'Override disabled')}
+        >
+          End override
+        </button>
+      </div>
+      <p class="muted">force_run keeps an input-signal run going; force_stop blocks automatic starts. Both last until ended.</p>
+
+      <fieldset>
+        <legend>Quiet override</legend>
+        <div class="row">
+          <label class="field">
+            <span>Minutes</span>
+            <input
+              type="number"
+              name="quiet_minutes"
+              min={1}
+              max={1440}
+              value={quietMinutes}
+              onInput={(e) => setQuietMinutes(e.currentTarget.value)}
+            />
+          </label>
+          <button
+            type="button"
+            disabled={act.busy}
+            onClick={() => void post('/api/override/quiet', { minutes: Number(quietMinutes) }, 'Quiet override enabled')}
+          >
+            Ignore Quiet
+          </button>
+          <button
+            type="button"
+            disabled={act.busy || !s.quiet_override_active}
+            onClick={() => void post('/api/override/quiet/cancel', undefined, 'Quiet override cancelled')}
+          >
+            Cancel
+          </button>
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend>Runtime lockout</legend>
+        <p data-testid="lockout-state">
+          {s.lockout_active ? <span class="bad">Lockout active</span> : <span class="muted">No lockout</span>}
+          {s.cooldown_active ? (
+            <span class="muted"> · cooldown {s.cooldown_remaining_seconds ?? 0} s left</span>
+          ) : null}
+        </p>
+        <label class="check">
+          <input type="checkbox" name="acknowledge" checked={ack} onChange={(e) => setAck(e.currentTarget.checked)} />
+          <span>I have checked the generator and acknowledge the lockout</span>
+        </label>
+        <button
+          type="button"
+          disabled={act.busy || !ack}
+          onClick={() =>
+            void post('/api/generator/clear-lockout', { acknowledge: true }, 'Lockout cleared').then((ok) => ok && setAck(false))
+          }
+        >
+          Clear lockout
+        </button>
+      </fieldset>
+    </Card>
+  );
+}

@@ -1,0 +1,128 @@
+import { Banner, Card, Flag, formatDuration } from '@outpost/ui';
+import type { GenState } from './types.js';
+
+const at = (s: number | null | undefined) => (s ? new Date(s * 1000).toLocaleString() : '–');
+
+const HOA_TEXT: Record<string, string> = {
+  quiet: 'HOA selector at Quiet: automatic starts (bms, schedule, exercise) are held off; manual starts still work',
+  run: 'HOA selector at Run: the generator is held on by the operator',
+  fault: 'HOA selector fault (both contacts closed): treated as Auto; check the switch wiring',
+};
+
+/** Safety conditions first, as the controller ranks them: EPO, HOA, overrides, lockout, cooldown. */
+export function StateBanners({ s }: { s: GenState }) {
+  return (
+    <div class="banners" data-testid="banners">
+      {s.slave_physical_safety_engaged ? (
+        <Banner>
+          <span data-testid="epo-banner">
+            EPO engaged at the relay node: the relay is held off and every start is refused until it is released.
+          </span>
+        </Banner>
+      ) : null}
+      {s.hoa_position && s.hoa_position !== 'auto' ? (
+        <Banner kind="warn">
+          <span data-testid="hoa-banner">{HOA_TEXT[s.hoa_position]}</span>
+        </Banner>
+      ) : null}
+      {s.quiet_override_active ? (
+        <Banner kind="info">Quiet override in force until {at(s.quiet_override_expires_at)}</Banner>
+      ) : null}
+      {s.override ? (
+        <Banner kind="warn">
+          <span data-testid="override-banner">
+            Override in force: {s.override === 'force_run' ? 'force run (the input signal cannot stop a run)' : 'force stop (automatic starts are blocked)'}
+          </span>
+        </Banner>
+      ) : null}
+      {s.lockout_active ? (
+        <Banner>
+          <span data-testid="lockout-banner">
+            Runtime lockout: the generator reached its maximum runtime. No restart until the lockout is acknowledged.
+          </span>
+        </Banner>
+      ) : null}
+      {s.cooldown_active ? (
+        <Banner kind="warn">
+          <span data-testid="cooldown-banner">
+            Cooldown: automatic starts wait {formatDuration(s.cooldown_remaining_seconds ?? 0)} more; manual starts bypass it.
+          </span>
+        </Banner>
+      ) : null}
+      {s.failsafe_triggered ? (
+        <Banner>The relay node's failsafe dropped the relay (no heartbeat within its timeout).</Banner>
+      ) : null}
+      {s.manual_disarm_active && !s.armed ? (
+        <Banner kind="info">Disarmed at boot by the fail-safe policy: arm again when it is safe.</Banner>
+      ) : null}
+    </div>
+  );
+}
+
+export function StatusCard({ s, stale }: { s: GenState; stale: boolean }) {
+  const link = s.slave_connection_status ?? (s.slave_connected ? 'connected' : 'disconnected');
+  return (
+    <Card title="Generator">
+      <p class={`big-state ${s.running ? 'good' : 'muted'}`} data-testid="gen-state">
+        {s.running ? 'Running' : s.state === 'idle' ? 'Idle' : s.state}
+      </p>
+      {stale ? <p class="bad">No answer from the controller; the values below may be old.</p> : null}
+      <dl class="readout">
+        <div>
+          <dt>Trigger</dt>
+          <dd data-testid="trigger">{s.trigger ?? '–'}</dd>
+        </div>
+        <div>
+          <dt>Runtime</dt>
+          <dd data-testid="runtime" data-seconds={s.runtime_seconds}>
+            {s.running ? formatDuration(s.runtime_seconds) : '–'}
+          </dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{s.running ? at(s.start_time) : '–'}</dd>
+        </div>
+        <div>
+          <dt>Auto-stop</dt>
+          <dd data-testid="auto-stop">{s.scheduled_stop_at ? at(s.scheduled_stop_at) : '–'}</dd>
+        </div>
+        <div>
+          <dt>Armed</dt>
+          <dd data-testid="armed">
+            <Flag value={s.armed} yes="armed" no="disarmed" />
+          </dd>
+        </div>
+        <div>
+          <dt>Relay node</dt>
+          <dd data-testid="node-link" class={link === 'connected' ? 'good' : link === 'unknown' ? 'muted' : 'bad'}>
+            {link}
+          </dd>
+        </div>
+        <div>
+          <dt>Node relay</dt>
+          <dd data-testid="node-relay">
+            {s.slave_relay_on === null || s.slave_relay_on === undefined ? '–' : s.slave_relay_on ? 'ON' : 'OFF'}
+          </dd>
+        </div>
+        <div>
+          <dt>HOA</dt>
+          <dd data-testid="hoa">{s.hoa_position ?? '–'}</dd>
+        </div>
+        <div>
+          <dt>Input signal</dt>
+          <dd data-testid="bms">
+            {s.bms_signal_active === undefined ? '–' : s.bms_signal_active ? 'HIGH' : 'LOW'}
+          </dd>
+        </div>
+        <div>
+          <dt>Override</dt>
+          <dd>{s.override ?? 'none'}</dd>
+        </div>
+        <div>
+          <dt>Missed heartbeats</dt>
+          <dd>{s.missed_heartbeat_count ?? '–'}</dd>
+        </div>
+      </dl>
+    </Card>
+  );
+}

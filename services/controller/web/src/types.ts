@@ -1,0 +1,26 @@
+// Wire types come from the shared contracts (type-only: nothing of zod reaches the bundle).
+import type { generator } from '@outpost/contracts';
+import type { z } from 'zod';
+
+export type GenState = z.infer<typeof generator.GeneratorState>;
+export type RunRecord = z.infer<typeof generator.RunRecord>;
+export type History = z.infer<typeof generator.HistoryResponse>;
+export type Stats = z.infer<typeof generator.StatsResponse>;
+export type FuelSettings = z.infer<typeof generator.FuelSettings>;
+export type FuelUsage = z.infer<typeof generator.FuelUsageResponse>;
+export type RuntimeLimits = z.infer<typeof generator.RuntimeLimitsResponse>;
+export type OverrideStatus = z.infer<typeof generator.OverrideStatus>;
+export type Schedule = z.infer<typeof generator.Schedule>;
+export type ExerciseStatus = z.infer<typeof generator.ExerciseStatus>;
+export type Webhook = z.infer<typeof generator.Webhook>;
+export type HoaPosition = NonNullable<GenState['hoa_position']>;
+
+export const TRIGGERS = ['bms', 'manual', 'scheduled', 'exercise'] as const;
+export const HOA_POSITIONS = ['auto', 'quiet', 'run', 'fault'] as const;
+
+export interface DevGpio {
+  bms_signal: boolean;
+  hoa_quiet: boolean;
+  hoa_run: boolean;
+  hoa_position: HoaPosition;
+}
