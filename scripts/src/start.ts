@@ -129,8 +129,12 @@ async function main(): Promise<void> {
     ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, env.HOST, taken)).port;
   }
   const ctx: LaunchContext = { secrets, adminUsername: env.ADMIN_USERNAME, ports, host: env.HOST };
+  // Each service logs in with its own generated account, on the embedded broker and on an external one
+  // set up from infra/ (make-passwd.sh reads the same secrets); credentials in MQTT_URL or an explicit
+  // MQTT_USERNAME win.
+  const externalCreds = env.MQTT_URL && (/\/\/[^/@]+@/.test(env.MQTT_URL) || process.env.MQTT_USERNAME);
   const mqttCreds = (user: string) =>
-    env.MQTT_URL ? {} : { MQTT_USERNAME: user, MQTT_PASSWORD: secrets.mqtt[user] ?? '' };
+    externalCreds ? {} : { MQTT_USERNAME: user, MQTT_PASSWORD: secrets.mqtt[user] ?? '' };
 
   for (const s of selected) {
     const port = ports[s.name]!;
