@@ -18,7 +18,8 @@ try {
   throw err;
 }
 
-const logger = createLogger({ service: 'relaynode', level: config.logLevel });
+// Synchronous: the relay OFF line written on every exit path must reach the log.
+const logger = createLogger({ service: 'relaynode', level: config.logLevel, sync: true });
 let running: RunningNode | null = null;
 
 const GRACE_MS = 3_000;
