@@ -1,8 +1,11 @@
 import { createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { errors as joseErrors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { AuthStore } from '../db/auth-store.js';
 import type { Clock } from '../domain/clock.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
+
+/** Verified tokens remembered so a request costs no signature check; oldest dropped first. */
+const VERIFIED_CACHE_SIZE = 1024;
 
 export interface TokenClaims {
   username: string;
@@ -21,6 +24,7 @@ export class AuthService {
   /** Token checks run from memory so a stop still passes auth while the database is down. */
   private readonly versions = new Map<string, number>();
   private readonly revoked = new Map<string, number>();
+  private readonly verified = new Map<string, JWTPayload>();
 
   constructor(
     private readonly store: AuthStore,
@@ -76,19 +80,30 @@ export class AuthService {
   /** The claims of a valid, unrevoked token of the user's current password; else null. */
   async verify(token: string): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
-        algorithms: [ALG],
-        issuer: ISSUER,
-        currentDate: new Date(this.clock.now()),
-        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-      });
+      // A token's signature never changes: check it once, then only expiry, revocation and version.
+      let payload = this.verified.get(token);
+      if (!payload) {
+        ({ payload } = await jwtVerify(token, this.key, {
+          algorithms: [ALG],
+          issuer: ISSUER,
+          currentDate: new Date(this.clock.now()),
+          requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+        }));
+        if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+        this.verified.set(token, payload);
+      }
+      const expiresAt = (payload.exp as number) * 1000;
+      if (expiresAt <= this.clock.now()) {
+        this.verified.delete(token);
+        return null;
+      }
       const username = payload.sub as string;
       const jti = payload.jti as string;
       if (this.revoked.has(jti)) return null;
       // Tokens carry the password version; a password change ends every earlier session.
       const version = this.versions.get(username);
       if (version === undefined || payload.pwv !== version) return null;
-      return { username, jti, expiresAt: (payload.exp as number) * 1000 };
+      return { username, jti, expiresAt };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError) return null;
       throw err;
