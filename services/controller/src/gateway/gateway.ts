@@ -16,6 +16,7 @@ import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
 import { relaynodeRoutes } from './routes-relaynode.js';
 import { scheduleRoutes } from './routes-schedules.js';
+import { mountWebConsole } from './static.js';
 import { webhookRoutes } from './routes-webhooks.js';
 
 export interface GatewayOptions {
@@ -93,6 +94,8 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
     async (c) => c.json(await auditEntries(svc.db, c.req.valid('query').limit), 200),
   );
   mount(audit);
+  // The console's built files (web/dist) at /, after the API so no file can shadow a route.
+  mountWebConsole(app);
 
   const root = new Hono<{ Bindings: NodeBindings }>();
   root.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));

@@ -8,14 +8,17 @@ import { freePort, type ServiceProcess, startService } from '@outpost/ui/testing
 
 const CONTROLLER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const RELAYNODE_MAIN = fileURLToPath(new URL('../../../relay-node/dist/main.js', import.meta.url));
+const NOTIFIER_MAIN = fileURLToPath(new URL('../../../notifier/dist/main.js', import.meta.url));
 
 export const ADMIN = 'operator';
 export const PASSWORD = 'e2e console password';
 const NODE_SECRET = 'e2e-relaynode-secret';
+const JWT_SECRET = 'e2e-console-jwt-secret-0123456789';
 
 export interface Stack {
   broker: RunningBroker;
   node: ServiceProcess;
+  notifier: ServiceProcess;
   controller: ServiceProcess;
   /** The relay node's own mock view (its dev API), to check what the console claims. */
   nodeStatus(): Promise<{ relay_on: boolean; armed: boolean; physical_safety_engaged: boolean }>;
@@ -44,11 +47,26 @@ export async function startStack(): Promise<Stack> {
       nodePort,
     );
     started.push(node);
+    const notifierPort = await freePort();
+    const notifier = await startService(
+      NOTIFIER_MAIN,
+      {
+        NOTIFIER_PORT: String(notifierPort),
+        HOST: '127.0.0.1',
+        JWT_SECRET,
+        MQTT_URL: broker.url,
+        DATA_DIR: join(dir, 'notifier'),
+        NOTIFIER_RETRY_DELAYS_SECONDS: '1',
+      },
+      notifierPort,
+    );
+    started.push(notifier);
     const ctlPort = await freePort();
     const controller = await startService(
       CONTROLLER_MAIN,
       {
-        JWT_SECRET: 'e2e-console-jwt-secret-0123456789',
+        JWT_SECRET,
+        NOTIFIER_URL: notifier.url,
         ADMIN_USERNAME: ADMIN,
         ADMIN_PASSWORD: PASSWORD,
         MQTT_URL: broker.url,
@@ -72,6 +90,7 @@ export async function startStack(): Promise<Stack> {
     return {
       broker,
       node,
+      notifier,
       controller,
       async nodeStatus() {
         return (await (await nodeCall('/api/dev/status')).json()) as Awaited<ReturnType<Stack['nodeStatus']>>;

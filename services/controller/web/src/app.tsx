@@ -1,4 +1,3 @@
-import { ApiError, AppShell, errorText } from '@outpost/ui';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, session } from './api.js';
@@ -7,27 +6,38 @@ import { PAGES, type PageId, usePage } from './pages.js';
 import { StatusPage } from './status-page.js';
 import { useGenerator } from './use-generator.js';
 
-type Auth = { state: 'checking' } | { state: 'out'; error?: string } | { state: 'in'; username: string };
+type Auth = { state: 'out'; error?: string } | { state: 'in'; username: string };
+
+/**
+ * The controller rate-limits /api/auth/* to a few calls a minute, so a page load does not ask it who
+ * the token belongs to: the name is read from the token, and the first state poll proves the token
+ * (a 401 there brings the login form back).
+ */
+function signedIn(): Auth {
+  const token = session.token;
+  return token ? { state: 'in', username: tokenSubject(token) ?? 'signed in' } : { state: 'out' };
+}
+
+function tokenSubject(token: string): string | null {
+  try {
+    const part = token.split('.')[1] ?? '';
+    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : null;
+  } catch {
+    return null;
+  }
+}
 
 export function App() {
-  const [auth, setAuth] = useState<Auth>(() => (session.token ? { state: 'checking' } : { state: 'out' }));
-
-  const check = () =>
-    api<{ username: string }>('/api/auth/me')
-      .then((r) => setAuth({ state: 'in', username: r.username }))
-      .catch((err) =>
-        setAuth(err instanceof ApiError && err.status === 401 ? { state: 'out' } : { state: 'out', error: errorText(err) }),
-      );
+  const [auth, setAuth] = useState<Auth>(signedIn);
 
   useEffect(() => {
     session.onExpired(() => setAuth({ state: 'out', error: 'Your session has ended; log in again' }));
-    if (session.token) void check();
     return () => session.onExpired(null);
-    // biome-ignore lint/correctness/useExhaustiveDependencies: once per page load
   }, []);
 
-  if (auth.state === 'checking') return <AppShell title="Generator">{null}</AppShell>;
-  if (auth.state === 'out') return <Login initialError={auth.error} onLogin={() => void check()} />;
+  if (auth.state === 'out') return <Login initialError={auth.error} onLogin={() => setAuth(signedIn())} />;
   const logout = async () => {
     await api('/api/auth/logout', { method: 'POST' }).catch(() => {});
     session.clear();

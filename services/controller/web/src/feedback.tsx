@@ -56,7 +56,7 @@ function useLoadEffect<T>(
   setData: (v: T) => void,
   setError: (v: string | null) => void,
 ): void {
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reloads on demand only
+  // Runs again only when reload() bumps n: fn is the one from that render.
   useEffect(() => {
     let live = true;
     fn().then(

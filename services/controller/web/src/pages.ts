@@ -1,7 +1,11 @@
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { HistoryPage } from './history-page.js';
+import { NotificationsPage } from './notifications-page.js';
+import { RelaynodePage } from './relaynode-page.js';
+import { SchedulesPage } from './schedules-page.js';
 import { SettingsPage } from './settings-page.js';
+import { WebhooksPage } from './webhooks-page.js';
 
 export type PageId = 'status' | 'history' | 'settings' | 'schedules' | 'webhooks' | 'relaynode' | 'notifications';
 
@@ -9,6 +13,10 @@ export const PAGES: { id: PageId; title: string; component: FunctionComponent | 
   { id: 'status', title: 'Status', component: null },
   { id: 'history', title: 'History', component: HistoryPage },
   { id: 'settings', title: 'Fuel & limits', component: SettingsPage },
+  { id: 'schedules', title: 'Schedules', component: SchedulesPage },
+  { id: 'webhooks', title: 'Webhooks', component: WebhooksPage },
+  { id: 'relaynode', title: 'Relay node', component: RelaynodePage },
+  { id: 'notifications', title: 'Notifications', component: NotificationsPage },
 ];
 
 const fromHash = (): PageId => {

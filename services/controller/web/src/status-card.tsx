@@ -59,7 +59,7 @@ export function StateBanners({ s }: { s: GenState }) {
   );
 }
 
-export function StatusCard({ s, stale }: { s: GenState; stale: boolean }) {
+export function StatusCard({ s, nodeRelay, stale }: { s: GenState; nodeRelay: boolean | null; stale: boolean }) {
   const link = s.slave_connection_status ?? (s.slave_connected ? 'connected' : 'disconnected');
   return (
     <Card title="Generator">
@@ -101,7 +101,7 @@ export function StatusCard({ s, stale }: { s: GenState; stale: boolean }) {
         <div>
           <dt>Node relay</dt>
           <dd data-testid="node-relay">
-            {s.slave_relay_on === null || s.slave_relay_on === undefined ? '–' : s.slave_relay_on ? 'ON' : 'OFF'}
+            {nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}
           </dd>
         </div>
         <div>

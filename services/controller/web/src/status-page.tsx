@@ -22,14 +22,44 @@ function useDevGpio(): [DevGpio | null, (g: DevGpio) => void] {
   return [gpio, setGpio];
 }
 
+/** How often the node's own relay report is asked for when the state does not carry it. */
+const NODE_POLL_MS = 2000;
+
+/**
+ * What the relay node itself says its relay is doing. The generator state carries it as
+ * slave_relay_on when the controller knows it; otherwise the node is asked through the controller's
+ * /api/relaynode/status (a failed ask just shows "–").
+ */
+function useNodeRelay(fromState: boolean | null | undefined): boolean | null {
+  const [relayOn, setRelayOn] = useState<boolean | null>(null);
+  const needed = fromState === undefined;
+  useEffect(() => {
+    if (!needed) return;
+    let live = true;
+    const ask = () =>
+      api<{ relay?: { relay_on?: boolean } }>('/api/relaynode/status').then(
+        (r) => live && setRelayOn(typeof r.relay?.relay_on === 'boolean' ? r.relay.relay_on : null),
+        () => live && setRelayOn(null),
+      );
+    void ask();
+    const t = setInterval(ask, NODE_POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [needed]);
+  return needed ? relayOn : (fromState ?? null);
+}
+
 export function StatusPage({ gen }: { gen: Gen }) {
   const [gpio, setGpio] = useDevGpio();
+  const nodeRelay = useNodeRelay(gen.state ? gen.state.slave_relay_on : null);
   const s = gen.state;
   if (!s) return gen.error ? <Banner>{gen.error}</Banner> : <p class="muted">Loading…</p>;
   return (
     <>
       <StateBanners s={s} />
-      <StatusCard s={s} stale={gen.error !== null} />
+      <StatusCard s={s} nodeRelay={nodeRelay} stale={gen.error !== null} />
       <Controls s={s} refresh={gen.refresh} />
       <SafetyCard s={s} refresh={gen.refresh} />
       {gpio ? <DevPanel s={s} gpio={gpio} onGpio={setGpio} refresh={gen.refresh} /> : null}

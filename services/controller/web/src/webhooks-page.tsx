@@ -1,0 +1,179 @@
+import { Banner, Card } from '@outpost/ui';
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Feedback, useAction, useLoad } from './feedback.js';
+import type { Webhook } from './types.js';
+
+interface Delivery {
+  id: number;
+  event: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+const at = (s: number | null) => (s ? new Date(s * 1000).toLocaleString() : '–');
+
+export function WebhooksPage() {
+  const list = useLoad(() => api<Webhook[]>('/api/webhooks'));
+  const act = useAction();
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState('');
+  const [events, setEvents] = useState('*');
+  const [created, setCreated] = useState<Webhook | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
+
+  const create = (e: Event) => {
+    e.preventDefault();
+    void act
+      .run(async () => {
+        const w = await api<Webhook>('/api/webhooks', {
+          body: {
+            url: url.trim(),
+            ...(secret ? { secret } : {}),
+            events: events.split(',').map((x) => x.trim()).filter(Boolean),
+            enabled: true,
+          },
+        });
+        setCreated(w.secret ? w : null);
+        list.reload();
+      }, 'Webhook added')
+      .then((ok) => {
+        if (ok) {
+          setUrl('');
+          setSecret('');
+        }
+      });
+  };
+  const toggle = (w: Webhook) =>
+    void act.run(async () => {
+      await api(`/api/webhooks/${w.id}`, { method: 'PUT', body: { enabled: !w.enabled } });
+      list.reload();
+    }, w.enabled ? 'Webhook disabled' : 'Webhook enabled');
+  const remove = (w: Webhook) => {
+    if (!confirm(`Delete the webhook to ${w.url}?`)) return;
+    void act.run(async () => {
+      await api(`/api/webhooks/${w.id}`, { method: 'DELETE' });
+      list.reload();
+    }, 'Webhook deleted');
+  };
+  const test = () =>
+    void act.run(async () => {
+      const r = await api<{ sent: number; results: { url: string; ok: boolean; status: number | null; error: string | null }[] }>(
+        '/api/dev/webhook/test',
+        { method: 'POST' },
+      );
+      const failed = r.results.filter((x) => !x.ok);
+      if (failed.length) throw new Error(failed.map((f) => `${f.url}: ${f.error ?? f.status}`).join('; '));
+    }, 'Test event delivered to every enabled webhook');
+
+  return (
+    <>
+      <Card title="Webhooks" wide>
+        <Feedback note={act.note} onClose={act.clear} testid="webhooks-feedback" />
+        {created?.secret ? (
+          <Banner kind="info" onClose={() => setCreated(null)}>
+            Signing secret for {created.url} (shown once): <code class="mono">{created.secret}</code>
+          </Banner>
+        ) : null}
+        {list.error ? <Banner>{list.error}</Banner> : null}
+        <div class="table-wrap">
+          <table data-testid="webhooks">
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th>Events</th>
+                <th>Added</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {(list.data ?? []).map((w) => (
+                <tr key={w.id} class={w.enabled ? '' : 'row-off'}>
+                  <td>{w.url}</td>
+                  <td>{w.events.join(', ')}</td>
+                  <td>{at(w.created_at)}</td>
+                  <td>
+                    <div class="row">
+                      <button type="button" onClick={() => setOpen(open === w.id ? null : w.id)}>
+                        Deliveries
+                      </button>
+                      <button type="button" disabled={act.busy} onClick={() => toggle(w)}>
+                        {w.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <button type="button" disabled={act.busy} onClick={() => remove(w)}>
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {list.data && list.data.length === 0 ? <p class="muted">No webhooks yet.</p> : null}
+        <div class="actions">
+          <button type="button" disabled={act.busy} onClick={test}>
+            Send test event
+          </button>
+        </div>
+        <form onSubmit={create}>
+          <h2>New webhook</h2>
+          <div class="row">
+            <label class="field">
+              <span>URL (http or https)</span>
+              <input type="text" name="webhook_url" inputMode="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>Secret (optional, 8+ characters; generated when empty)</span>
+              <input type="password" name="webhook_secret" autocomplete="new-password" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>Events (comma-separated; *, exact, or prefix*)</span>
+              <input type="text" name="webhook_events" value={events} onInput={(e) => setEvents(e.currentTarget.value)} />
+            </label>
+          </div>
+          <button type="submit" class="primary" disabled={act.busy}>
+            Add webhook
+          </button>
+        </form>
+      </Card>
+      {open !== null ? <Deliveries id={open} /> : null}
+    </>
+  );
+}
+
+function Deliveries({ id }: { id: number }) {
+  const list = useLoad(() => api<Delivery[]>(`/api/webhooks/${id}/deliveries?limit=50`));
+  return (
+    <Card title={`Deliveries of webhook ${id}`} wide>
+      {list.error ? <Banner>{list.error}</Banner> : null}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Created</th>
+              <th>Event</th>
+              <th>Status</th>
+              <th class="num">Attempts</th>
+              <th>Last answer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data ?? []).map((d) => (
+              <tr key={d.id}>
+                <td>{at(d.created_at)}</td>
+                <td>{d.event}</td>
+                <td>{d.status}</td>
+                <td class="num">{d.attempts}</td>
+                <td>{d.last_error ?? d.last_status_code ?? '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
+  );
+}
