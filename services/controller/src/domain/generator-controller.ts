@@ -36,6 +36,8 @@ export class GeneratorController extends GeneratorCore {
   private hoaStarted = false;
   private lastRefusal: string | null = null;
   private relayOnMismatch = false;
+  /** What the relay node last reported its relay to be; null until it has reported. */
+  private slaveRelayOn: boolean | null = null;
   private pendingBms: boolean | null = null;
   private readonly bmsDebounce = new TimerSlot(this.deps.clock, () => this.applyDebouncedBms());
   private readonly quietExpiry = new TimerSlot(this.deps.clock, () => this.fireQuietExpiry());
@@ -384,7 +386,9 @@ export class GeneratorController extends GeneratorCore {
               ),
         );
       }
+      const relayChanged = report.relay_on !== undefined && report.relay_on !== this.slaveRelayOn;
       if (report.relay_on !== undefined) {
+        this.slaveRelayOn = report.relay_on;
         const mismatch = report.relay_on && !s.generator_running;
         if (mismatch && !this.relayOnMismatch) {
           this.deps.logger.warn(
@@ -403,7 +407,11 @@ export class GeneratorController extends GeneratorCore {
         );
         return;
       }
-      if (!changed) return;
+      if (!changed) {
+        // Not persisted (the node's retained state is the record), but clients see it at once.
+        if (relayChanged) this.afterChange(false);
+        return;
+      }
       this.state = next;
       await this.persist({
         label: 'relay:report',
@@ -432,6 +440,10 @@ export class GeneratorController extends GeneratorCore {
       }
       await this.evaluate();
     });
+  }
+
+  override view() {
+    return { ...super.view(), slave_relay_on: this.slaveRelayOn };
   }
 
   // ---- the state-machine tick -------------------------------------------------------------------
