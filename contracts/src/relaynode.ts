@@ -168,6 +168,7 @@ export const RELAYNODE_REQUEST_VERBS = [
   'notifications-settings',
   'notifications-test',
   'system',
+  'dev-epo',
 ] as const;
 export const RelaynodeRequestVerb = z.enum(RELAYNODE_REQUEST_VERBS);
 export type RelaynodeRequestVerb = z.infer<typeof RelaynodeRequestVerb>;

@@ -4,6 +4,7 @@ import { createMqtt, type Logger, type OutpostMqtt, type RunningServer, serveApp
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { NodeAdmin } from './admin.js';
 import { attachBus } from './bus/relaynode-bus.js';
+import { pressMockEpo } from './gateway/dev-routes.js';
 import type { RelaynodeConfig } from './config.js';
 import { Alerts } from './domain/alerts.js';
 import { EpoMonitor } from './domain/epo.js';
@@ -11,6 +12,7 @@ import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
 import { chooseIo, type IoChoice } from './hardware/io-factory.js';
 import { RelayDriver } from './hardware/relay-driver.js';
+import { countDesiredStates } from './metrics/desired-metrics.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { SystemBus } from './system/dbus.js';
 import { LogindPower, type PowerControl, RecordingPower } from './system/power.js';
@@ -107,7 +109,23 @@ export async function startRelayNode(o: StartOptions) {
       clean: true, // never receive desired states queued while the node was away
       waitForConnect: false,
     });
-    await attachBus(bus, core, admin, config.id, log);
+    const mock = io.mock;
+    await attachBus(
+      bus,
+      core,
+      admin,
+      config.id,
+      log,
+      mock
+        ? {
+            pressEpo: (engaged) =>
+              pressMockEpo(
+                { node: core, io: mock, epoPin: config.epoPin, epoActiveLow: config.epoActiveLow },
+                engaged,
+              ),
+          }
+        : undefined,
+    );
   } else {
     log.warn({}, 'MQTT_URL not set: heartbeats only over REST (POST /api/heartbeat)');
   }
@@ -136,6 +154,7 @@ export async function startRelayNode(o: StartOptions) {
       : null,
     brokerState: () => (bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used'),
   });
+  countDesiredStates(core, app.metrics.registry);
   let server: RunningServer | null = null;
   if (o.listen !== false) {
     // A thin adapter: the runtime and this package may resolve different hono type copies.

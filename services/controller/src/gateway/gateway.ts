@@ -14,7 +14,7 @@ import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
-import { relaynodeRoutes } from './routes-relaynode.js';
+import { DEV_ENDPOINTS, relaynodeRoutes } from './routes-relaynode.js';
 import { scheduleRoutes } from './routes-schedules.js';
 import { mountWebConsole } from './static.js';
 import { webhookRoutes } from './routes-webhooks.js';
@@ -74,6 +74,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
   mount(webhookRoutes(svc));
   if (svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
+  if (opts.relaynode && svc.mockGpio) mount(relaynodeRoutes(opts.relaynode, opts.logger, DEV_ENDPOINTS));
 
   const audit = router();
   audit.openapi(

@@ -81,13 +81,24 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
+/** Mock hardware only, beside the controller's own /api/dev/*: the relay node's EPO contact. */
+export const DEV_ENDPOINTS: Endpoint[] = [
+  {
+    method: 'post',
+    path: '/api/dev/relaynode/epo',
+    verb: 'dev-epo',
+    summary: "Press (engaged: true) or release the relay node's mock EPO contact",
+    schema: relaynode.DevEpoRequest,
+  },
+];
+
 /**
  * Relay node administration proxied over MQTT request/response. Bodies are validated here (422 naming
  * each field) before anything is sent; the node validates again.
  */
-export function relaynodeRoutes(admin: RelaynodeAdmin, logger: DomainLogger) {
+export function relaynodeRoutes(admin: RelaynodeAdmin, logger: DomainLogger, endpoints = ENDPOINTS) {
   const r = router();
-  for (const ep of ENDPOINTS) {
+  for (const ep of endpoints) {
     const route = createRoute({
       method: ep.method,
       path: ep.path,

@@ -12,7 +12,15 @@ import { startReceiver } from './receiver.js';
 import { ADMIN, PASSWORD, type Stack, startStack } from './stack.js';
 
 const NOT_ARMED = 'Cannot start - automation is not armed';
-const MAIN_PAGES = ['status', 'history', 'settings', 'schedules', 'webhooks', 'relaynode', 'notifications'] as const;
+const MAIN_PAGES = [
+  'status',
+  'history',
+  'settings',
+  'schedules',
+  'webhooks',
+  'relaynode',
+  'notifications',
+] as const;
 /** What shows once a page has its data (the relay node answers over MQTT, its system info takes a moment). */
 const READY: Partial<Record<(typeof MAIN_PAGES)[number], string>> = {
   status: '[data-testid=gen-state]',
@@ -60,7 +68,9 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
   async function signedIn(viewport = DESKTOP, scheme: 'light' | 'dark' = 'light') {
     expect(token).not.toBe('');
     const s = await b.newSession(viewport, scheme);
-    await s.context.addInitScript(`localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`);
+    await s.context.addInitScript(
+      `localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`,
+    );
     await s.page.goto(origin.url);
     await s.page.getByRole('heading', { name: 'Control', exact: true }).waitFor();
     return s;
@@ -128,7 +138,9 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
 
     // The run is in the history with its notes.
     await page.getByRole('link', { name: 'History' }).click();
-    await expect.poll(() => page.getByTestId('history').locator('tbody tr').first().textContent()).toContain('e2e run');
+    await expect
+      .poll(() => page.getByTestId('history').locator('tbody tr').first().textContent())
+      .toContain('e2e run');
     await expect.poll(() => text(page, 'stats-runs')).toBe('1');
     await context.close();
   }, 40_000);
@@ -150,11 +162,12 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await context.close();
   }, 30_000);
 
-  it('shows the EPO banner and the server refusal while the relay node EPO is engaged', async () => {
+  it('presses EPO from the dev panel: the banner shows and start is refused', async () => {
     const { context, page } = await signedIn(PHONE, 'dark');
     await expect.poll(() => text(page, 'armed')).toBe('armed');
-    await stack.setEpo(true);
+    await page.getByRole('button', { name: 'Press EPO' }).click();
     try {
+      await expect.poll(async () => (await stack.nodeStatus()).physical_safety_engaged).toBe(true);
       await expect.poll(() => text(page, 'epo-banner'), { timeout: 10_000 }).toContain('EPO engaged');
       expect(await text(page, 'dev-epo')).toBe('engaged');
       await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -162,6 +175,7 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
       await expect.poll(() => text(page, 'gen-state')).toBe('Idle');
       expect((await stack.nodeStatus()).relay_on).toBe(false);
       await screenshot(page, 'controller-status-epo-phone-dark');
+      await page.getByRole('button', { name: 'Release EPO' }).click();
     } finally {
       await stack.setEpo(false);
     }
@@ -213,8 +227,12 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'start_time' }).waitFor();
     await page.locator('input[name=schedule_time]').fill('06:30');
     await page.getByRole('button', { name: 'Add schedule' }).click();
-    await expect.poll(() => page.getByTestId('schedules').locator('tbody tr').first().textContent()).toContain('Weekday top-up');
-    expect(await page.getByTestId('schedules').locator('tbody tr').first().textContent()).toContain('Mon Wed');
+    await expect
+      .poll(() => page.getByTestId('schedules').locator('tbody tr').first().textContent())
+      .toContain('Weekday top-up');
+    expect(await page.getByTestId('schedules').locator('tbody tr').first().textContent()).toContain(
+      'Mon Wed',
+    );
 
     await page.locator('input[name=exercise_enabled]').check();
     await page.locator('input[name=frequency_days]').fill('14');
@@ -286,10 +304,14 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.getByRole('button', { name: 'Send test', exact: true }).click();
     await page.getByTestId('event-feedback').filter({ hasText: 'Test message sent' }).waitFor();
     await expect.poll(() => hook.received.filter((r) => r.path === '/notify').length).toBe(2);
-    expect(hook.received.filter((r) => r.path === '/notify')[1]?.body).toContain('Generator started (manual)');
+    expect(hook.received.filter((r) => r.path === '/notify')[1]?.body).toContain(
+      'Generator started (manual)',
+    );
 
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => page.getByTestId('notification-history').locator('tbody tr').count()).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => page.getByTestId('notification-history').locator('tbody tr').count())
+      .toBeGreaterThanOrEqual(2);
     await context.close();
   }, 30_000);
 
@@ -310,7 +332,9 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
         expect(width, `${id} at ${label}`).toBeLessThanOrEqual(viewport.width);
       }
       if (scheme === 'dark') {
-        expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe('rgb(17, 20, 24)');
+        expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe(
+          'rgb(17, 20, 24)',
+        );
       }
       await context.close();
     }
@@ -327,7 +351,9 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
       const js = await fetch(`${origin.url}${script}`, { headers: { 'accept-encoding': 'gzip' } });
       expect(js.headers.get('content-encoding')).toBe('gzip');
       expect(js.headers.get('cache-control')).toContain('immutable');
-      const again = await fetch(`${origin.url}${script}`, { headers: { 'if-none-match': js.headers.get('etag')! } });
+      const again = await fetch(`${origin.url}${script}`, {
+        headers: { 'if-none-match': js.headers.get('etag')! },
+      });
       expect(again.status).toBe(304);
     }
     expect(b.errors).toEqual([]);

@@ -5,9 +5,15 @@ import { type DevGpio, type GenState, HOA_POSITIONS, type HoaPosition } from './
 
 /**
  * Mock GPIO (present only when the controller runs with mock GPIO): the battery-management signal
- * and the HOA selector. The EPO switch belongs to the relay node, so it is shown here, not pressed.
+ * and the HOA selector, plus the relay node's mock EPO contact (pressed through the controller, which
+ * asks the node over MQTT; the banner then comes from the node's own report).
  */
-export function DevPanel({ s, gpio, onGpio, refresh }: {
+export function DevPanel({
+  s,
+  gpio,
+  onGpio,
+  refresh,
+}: {
   s: GenState;
   gpio: DevGpio;
   onGpio: (g: DevGpio) => void;
@@ -22,6 +28,18 @@ export function DevPanel({ s, gpio, onGpio, refresh }: {
         await refresh();
       }
     }, ok);
+
+  const pressEpo = (engaged: boolean) =>
+    act.run(
+      async () => {
+        try {
+          await api('/api/dev/relaynode/epo', { method: 'POST', body: { engaged } });
+        } finally {
+          await refresh();
+        }
+      },
+      engaged ? 'EPO pressed at the relay node' : 'EPO released at the relay node',
+    );
 
   return (
     <Card title="Development mode">
@@ -70,9 +88,31 @@ export function DevPanel({ s, gpio, onGpio, refresh }: {
       <fieldset>
         <legend>EPO (relay node)</legend>
         <p data-testid="dev-epo">
-          {s.slave_physical_safety_engaged ? <span class="bad">engaged</span> : <span class="good">released</span>}
+          {s.slave_physical_safety_engaged ? (
+            <span class="bad">engaged</span>
+          ) : (
+            <span class="good">released</span>
+          )}
         </p>
-        <p class="muted">The EPO button is at the relay node; the controller reads it from the node's reports.</p>
+        <div class="actions">
+          <button
+            type="button"
+            disabled={act.busy || s.slave_physical_safety_engaged === true}
+            onClick={() => void pressEpo(true)}
+          >
+            Press EPO
+          </button>
+          <button
+            type="button"
+            disabled={act.busy || s.slave_physical_safety_engaged !== true}
+            onClick={() => void pressEpo(false)}
+          >
+            Release EPO
+          </button>
+        </div>
+        <p class="muted">
+          The button is at the relay node; the controller learns it from the node's reports.
+        </p>
       </fieldset>
     </Card>
   );

@@ -14,6 +14,8 @@ export async function attachBus(
   admin: NodeAdmin,
   id: string,
   log: LogSink,
+  /** Mock hardware only: lets the controller's dev panel press the EPO contact. */
+  dev?: { pressEpo(engaged: boolean): Promise<boolean> },
 ) {
   let latest: relaynode.RelaynodeState = node.state();
   const publishState = (state: relaynode.RelaynodeState) => {
@@ -49,7 +51,7 @@ export async function attachBus(
       reply = {
         transaction: req.transaction,
         status: 'ok',
-        data: await run(verb.data, req.data, node, admin),
+        data: await run(verb.data, req.data, node, admin, dev),
       };
     } catch (err) {
       const detail = err instanceof HttpError ? err.detail : (err as Error).message;
@@ -73,6 +75,7 @@ async function run(
   data: unknown,
   node: RelayNode,
   admin: NodeAdmin,
+  dev?: { pressEpo(engaged: boolean): Promise<boolean> },
 ): Promise<unknown> {
   const rn = relaynode;
   const parse = <T>(schema: {
@@ -99,5 +102,10 @@ async function run(
       return admin.testNotifications();
     case 'system':
       return readSystemInfo();
+    case 'dev-epo': {
+      if (!dev) throw new HttpError(404, 'dev-epo is available only in mock hardware mode');
+      const engaged = await dev.pressEpo(parse(rn.DevEpoRequest).engaged);
+      return { physical_safety_engaged: engaged };
+    }
   }
 }

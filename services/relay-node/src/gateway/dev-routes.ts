@@ -19,6 +19,19 @@ export interface DevContext {
 
 const Status = z.record(z.string(), z.unknown());
 
+/** Presses or releases the mock EPO contact and waits (bounded) until the debounce has seen it. */
+export async function pressMockEpo(
+  d: Pick<DevContext, 'node' | 'io' | 'epoPin' | 'epoActiveLow'>,
+  engaged: boolean,
+): Promise<boolean> {
+  const active = d.epoActiveLow ? 0 : 1;
+  d.io.setInput(d.epoPin, engaged ? active : 1 - active);
+  // The monitor polls every 25 ms and needs 2 reads: wait for it so the answer is current.
+  const until = Date.now() + 500;
+  while (d.node.isEpoEngaged !== engaged && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  return d.node.isEpoEngaged;
+}
+
 export function mountDevRoutes(app: OpenAPIHono, d: DevContext): void {
   const status = () => ({
     mock_mode: true,
@@ -56,13 +69,7 @@ export function mountDevRoutes(app: OpenAPIHono, d: DevContext): void {
       responses: { 200: json(Status), ...authErrors },
     }),
     async (c) => {
-      const { engaged } = c.req.valid('json');
-      const active = d.epoActiveLow ? 0 : 1;
-      d.io.setInput(d.epoPin, engaged ? active : 1 - active);
-      // The monitor polls every 25 ms and needs 2 reads: wait for it (bounded) so the answer is current.
-      const until = Date.now() + 500;
-      while (d.node.isEpoEngaged !== engaged && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 10));
+      await pressMockEpo(d, c.req.valid('json').engaged);
       return c.json(status(), 200);
     },
   );
