@@ -13,3 +13,4 @@ export {
   redactUrl,
 } from './mqtt.js';
 export { type RunningServer, serveApp } from './serve.js';
+export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';

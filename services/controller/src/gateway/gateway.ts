@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApp, type OutpostApp } from '@outpost/runtime';
+import { createApp, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from 'pino';
@@ -16,8 +17,10 @@ import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
 import { DEV_ENDPOINTS, relaynodeRoutes } from './routes-relaynode.js';
 import { scheduleRoutes } from './routes-schedules.js';
-import { mountWebConsole } from './static.js';
 import { webhookRoutes } from './routes-webhooks.js';
+
+/** Where `vite build web` writes the console. */
+const WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 export interface GatewayOptions {
   logger: Logger;
@@ -96,7 +99,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
   );
   mount(audit);
   // The console's built files (web/dist) at /, after the API so no file can shadow a route.
-  mountWebConsole(app);
+  mountWebConsole(app, { dir: WEB_DIR });
 
   const root = new Hono<{ Bindings: NodeBindings }>();
   root.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));
@@ -123,7 +126,8 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
       }
     }
     if (auth && isNotifierPath(c.req.path)) {
-      if (!opts.notifier) return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
+      if (!opts.notifier)
+        return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
       return opts.notifier(c.req.raw, auth.username);
     }
     const bindings: GatewayBindings & NodeBindings = { ...(c.env ?? {}), clientIp: ip, auth };

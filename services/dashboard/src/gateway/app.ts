@@ -1,8 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
-import { createApp, type Logger, type OutpostApp } from '@outpost/runtime';
+import { createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
-import { mountWebConsole } from './static.js';
+
+/** Where `vite build web` writes the console. */
+const WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 export interface DashboardAppOptions {
   logger: Logger;
@@ -90,6 +93,6 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     },
   });
 
-  mountWebConsole(app);
+  mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
   return app;
 }

@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { createNodeWebSocket } from '@hono/node-ws';
-import { type Clock, createApp, type Logger, type OutpostApp } from '@outpost/runtime';
+import { type Clock, createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { MiddlewareHandler } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import type { SerialDevice } from '../io/serial-devices.js';
@@ -7,8 +8,10 @@ import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
 import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
-import { mountWebConsole } from './static.js';
 import { WsHub } from './ws-hub.js';
+
+/** Where `vite build web` writes the console. */
+const WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 export interface GatewayOptions {
   service: SimulatorService;
@@ -76,7 +79,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   authRoutes(app, { sessions, limiter, ...opts.auth });
   controlRoutes(app, { service, listDevices: opts.listDevices });
   airportRoutes(app, opts.airports);
-  mountWebConsole(app);
+  mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
 
   app.get(
     '/ws',

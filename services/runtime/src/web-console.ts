@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-
-/** Where `vite build web` writes the console (web/dist next to src/ and dist/). */
-const DEFAULT_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -25,9 +21,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Everything else (index.html above all) is revalidated so a new build is picked up at once. */
 const REVALIDATE = 'no-cache';
 
-/** The generator console talks to its own origin only. */
-const PAGE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+/** The console talks to its own origin only; map tiles, when an operator configures them, are images. */
+const pageCsp = (remoteImages: boolean) =>
+  `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${remoteImages ? ' https:' : ''}; ` +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 interface Asset {
@@ -40,7 +36,7 @@ interface Asset {
 }
 
 /** Every built file by URL path, with the .br/.gz siblings the build wrote. Read once: the console is small. */
-export function loadWebAssets(dir: string = DEFAULT_DIR): Map<string, Asset> {
+export function loadWebAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!existsSync(join(dir, 'index.html'))) return assets;
   const walk = (d: string): void => {
@@ -75,14 +71,14 @@ function accepts(header: string | undefined, coding: string): boolean {
   });
 }
 
-function send(c: Context, asset: Asset): Response {
+function send(c: Context, asset: Asset, csp: string): Response {
   const headers: Record<string, string> = {
     'content-type': asset.type,
     'cache-control': asset.cache,
     etag: asset.etag,
     vary: 'Accept-Encoding',
   };
-  if (asset.type.startsWith('text/html')) headers['content-security-policy'] = PAGE_CSP;
+  if (asset.type.startsWith('text/html')) headers['content-security-policy'] = csp;
   if (c.req.header('if-none-match') === asset.etag) return c.body(null, 304, headers);
   const ae = c.req.header('accept-encoding');
   let body = asset.body;
@@ -96,18 +92,27 @@ function send(c: Context, asset: Asset): Response {
   return c.body(new Uint8Array(body), 200, headers);
 }
 
+export interface WebConsoleOptions {
+  /** Where `vite build web` wrote the console. */
+  dir: string;
+  /** Let the page load https: images (map tiles); everything else stays same-origin. */
+  remoteImages?: boolean;
+}
+
 /**
- * Serves the built web console at / (index.html) and its files by their own paths. Without a build,
- * / answers 503 naming the command that makes one, and the API keeps working.
+ * Serves a service's built web console at / (index.html) and its files by their own paths, with the
+ * build's .br/.gz siblings, ETags and cache headers. Without a build, / answers 503 naming the command
+ * that makes one, and the API keeps working.
  */
-export function mountWebConsole(app: OpenAPIHono, dir: string = DEFAULT_DIR): { files: number } {
-  const assets = loadWebAssets(dir);
+export function mountWebConsole(app: OpenAPIHono, opts: WebConsoleOptions): { files: number } {
+  const csp = pageCsp(opts.remoteImages ?? false);
+  const assets = loadWebAssets(opts.dir);
   const index = assets.get('/index.html');
   if (!index) {
     app.get('/', (c) => c.json({ detail: 'The web console is not built; run `npm run build`' }, 503));
     return { files: 0 };
   }
-  app.get('/', (c) => send(c, index));
-  for (const [path, asset] of assets) app.get(path, (c) => send(c, asset));
+  app.get('/', (c) => send(c, index, csp));
+  for (const [path, asset] of assets) app.get(path, (c) => send(c, asset, csp));
   return { files: assets.size };
 }
