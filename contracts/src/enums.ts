@@ -64,7 +64,15 @@ export const RELAYNODE_EVENTS = ['failsafe_triggered', 'heartbeat_restored'] as 
 export const RelaynodeEvent = z.enum(RELAYNODE_EVENTS);
 export type RelaynodeEvent = z.infer<typeof RelaynodeEvent>;
 
-export const CHANNEL_TYPES = ['telegram', 'slack', 'discord', 'email', 'pushover', 'apprise', 'webhook'] as const;
+export const CHANNEL_TYPES = [
+  'telegram',
+  'slack',
+  'discord',
+  'email',
+  'pushover',
+  'apprise',
+  'webhook',
+] as const;
 export const ChannelType = z.enum(CHANNEL_TYPES);
 export type ChannelType = z.infer<typeof ChannelType>;
 
@@ -107,7 +115,16 @@ export const OPERATING_MODES = ['standalone', 'sender', 'receiver', 'rebroadcast
 export const OperatingMode = z.enum(OPERATING_MODES);
 export type OperatingMode = z.infer<typeof OperatingMode>;
 
-export const NMEA_SENTENCES = ['gpgga', 'gprmc', 'gpgll', 'gpgsa', 'gpgsv', 'gphdt', 'gpvtg', 'gpzda'] as const;
+export const NMEA_SENTENCES = [
+  'gpgga',
+  'gprmc',
+  'gpgll',
+  'gpgsa',
+  'gpgsv',
+  'gphdt',
+  'gpvtg',
+  'gpzda',
+] as const;
 export const NmeaSentence = z.enum(NMEA_SENTENCES);
 export type NmeaSentence = z.infer<typeof NmeaSentence>;
 
@@ -116,7 +133,8 @@ export const NetworkProtocol = z.enum(NETWORK_PROTOCOLS);
 export type NetworkProtocol = z.infer<typeof NetworkProtocol>;
 
 /** Webhook event name for a start: generator.started.{trigger}. */
-export const startedEventName = (trigger: Trigger): `generator.started.${Trigger}` => `generator.started.${trigger}`;
+export const startedEventName = (trigger: Trigger): `generator.started.${Trigger}` =>
+  `generator.started.${trigger}`;
 /** Webhook event name for a stop: generator.stopped.{reason}. */
 export const stoppedEventName = (reason: StopReason): `generator.stopped.${StopReason}` =>
   `generator.stopped.${reason}`;

@@ -54,7 +54,12 @@ export type GeneratorState = z.infer<typeof GeneratorState>;
 
 export const StartRequest = z
   .object({
-    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max).optional(),
+    duration_minutes: z
+      .number()
+      .int()
+      .min(LIMITS.durationMinutes.min)
+      .max(LIMITS.durationMinutes.max)
+      .optional(),
     notes: z.string().max(LIMITS.notesMax).optional(),
   })
   .strict();
@@ -180,9 +185,7 @@ export const OverrideStatus = z.object({
   hoa_position: HoaPosition.optional(),
 });
 
-export const QuietOverrideRequest = z
-  .object({ minutes: z.number().int().min(1).max(1440) })
-  .strict();
+export const QuietOverrideRequest = z.object({ minutes: z.number().int().min(1).max(1440) }).strict();
 
 export const ControllerSettings = z
   .object({ boot_arming_policy: BootArmingPolicy, bms_debounce_ms: z.number().int().min(0).max(60000) })
@@ -331,3 +334,11 @@ export const ControllerEvent = z.object({
 export type ControllerEvent = z.infer<typeof ControllerEvent>;
 
 export const SystemNotificationEventParam = NotificationEvent;
+
+/** Retained `controller/<id>/stats`: what Home Assistant's runtime, run-hours and fuel sensors read. */
+export const ControllerStats = z.object({
+  runtime_seconds: z.number().int().nonnegative(),
+  total_run_hours: z.number().nonnegative(),
+  fuel_used_gallons: z.number().nonnegative(),
+});
+export type ControllerStats = z.infer<typeof ControllerStats>;

@@ -228,3 +228,7 @@ export const SimulatorWsServerMessage = z.object({
   type: z.enum(['status_update', 'nmea_output', 'position_update', 'pong']),
   data: z.record(z.string(), z.unknown()),
 });
+
+/** Retained `simulator/<id>/running`, in every mode (the heartbeat is sent by rebroadcasters only). */
+export const SimulatorRunning = z.object({ running: z.boolean() });
+export type SimulatorRunning = z.infer<typeof SimulatorRunning>;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { Availability, RequestEnvelope, ResponseEnvelope } from './common.js';
 import { FleetState } from './dashboard.js';
-import { ControllerEvent, ControllerSetCommand, GeneratorState } from './generator.js';
+import { ControllerEvent, ControllerSetCommand, ControllerStats, GeneratorState } from './generator.js';
 import { DesiredState, RelaynodeState } from './relaynode.js';
-import { SimulatorHeartbeat, SimulatorPosition } from './simulator.js';
+import { SimulatorHeartbeat, SimulatorPosition, SimulatorRunning } from './simulator.js';
 
 export interface TopicSpec<S extends z.ZodType = z.ZodType> {
   /** Levels with `{param}` placeholders. */
@@ -39,6 +39,7 @@ const HaDiscovery = z.union([z.record(z.string(), z.unknown()), z.literal('')]);
 export const TOPICS = {
   availability: spec('{svc}/{id}/availability', Availability, { retain: true, raw: true }),
   controllerState: spec('controller/{id}/state', GeneratorState, { retain: true }),
+  controllerStats: spec('controller/{id}/stats', ControllerStats, { retain: true }),
   controllerEvent: spec('controller/{id}/event/{name}', ControllerEvent),
   controllerSet: spec('controller/{id}/set', ControllerSetCommand, { command: true }),
   relaynodeDesired: spec('relaynode/{id}/desired', DesiredState, { command: true }),
@@ -46,6 +47,7 @@ export const TOPICS = {
   request: spec('{svc}/{id}/request/{verb}', RequestEnvelope, { command: true }),
   response: spec('{svc}/{id}/response/{verb}', ResponseEnvelope),
   simulatorPosition: spec('simulator/{id}/position', SimulatorPosition, { qos: 0 }),
+  simulatorRunning: spec('simulator/{id}/running', SimulatorRunning, { retain: true }),
   simulatorHeartbeat: spec('simulator/{id}/heartbeat', SimulatorHeartbeat, { qos: 0 }),
   dashboardFleet: spec('dashboard/{id}/fleet', FleetState, { retain: true, qos: 0 }),
   haDiscovery: spec('homeassistant/device/{id}/config', HaDiscovery, { retain: true, prefixed: false }),
@@ -56,7 +58,9 @@ export type TopicKey = keyof typeof TOPICS;
 export type PayloadOf<K extends TopicKey> = z.infer<(typeof TOPICS)[K]['schema']>;
 export type PayloadInput<K extends TopicKey> = z.input<(typeof TOPICS)[K]['schema']>;
 
-type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest}` ? P | ParamNames<Rest> : never;
+type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
+  ? P | ParamNames<Rest>
+  : never;
 export type TopicParams<K extends TopicKey> = { [P in ParamNames<(typeof TOPICS)[K]['template']>]: string };
 
 export const DEFAULT_PREFIX = 'outpost';
@@ -81,7 +85,11 @@ function withPrefix(prefix: string, key: TopicKey, topic: string): string {
 }
 
 /** The concrete topic for a key and its parameters. */
-export function topicFor<K extends TopicKey>(key: K, params: TopicParams<K>, prefix = DEFAULT_PREFIX): string {
+export function topicFor<K extends TopicKey>(
+  key: K,
+  params: TopicParams<K>,
+  prefix = DEFAULT_PREFIX,
+): string {
   return withPrefix(prefix, key, fill(TOPICS[key].template, params as Record<string, string>, false));
 }
 
@@ -95,7 +103,11 @@ export function topicFilter<K extends TopicKey>(
 }
 
 /** Reads the parameters back out of a concrete topic; null when the topic is not of this key. */
-export function parseTopic<K extends TopicKey>(key: K, topic: string, prefix = DEFAULT_PREFIX): TopicParams<K> | null {
+export function parseTopic<K extends TopicKey>(
+  key: K,
+  topic: string,
+  prefix = DEFAULT_PREFIX,
+): TopicParams<K> | null {
   const spec = TOPICS[key];
   const full = spec.prefixed && prefix ? `${prefix}/${spec.template}` : spec.template;
   const want = full.split('/');

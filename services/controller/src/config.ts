@@ -47,6 +47,11 @@ export const ControllerEnv = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default('main'),
+  HA_DISCOVERY_ENABLED: envBool(true),
+  HA_DISCOVERY_PREFIX: z
+    .string()
+    .regex(/^[^#+\s]+$/)
+    .default('homeassistant'),
 });
 export type ControllerEnv = z.infer<typeof ControllerEnv>;
 

@@ -13,6 +13,8 @@ import { notifierProxy } from './gateway/notifier-proxy.js';
 import type { GpioInputPort } from './inputs/gpio-port.js';
 import { MockGpio } from './inputs/mock-gpio.js';
 import { createRaspiGpio, isRaspberryPi } from './inputs/raspi-gpio.js';
+import { attachHomeAssistant } from './ha/attach.js';
+import { createControllerMetrics } from './metrics/controller-metrics.js';
 import { createControllerService } from './service.js';
 
 const VERSION = (
@@ -64,11 +66,12 @@ async function main(): Promise<void> {
   );
 
   const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
+  const metrics = createControllerMetrics();
   const heartbeat = new HeartbeatPublisher({
     clock,
     logger,
     intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
-    sink: sinks.desired,
+    sink: metrics.countingSink(sinks.desired),
   });
   const svc = await createControllerService({
     database,
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
       version: VERSION,
     },
   });
+  let ha: ReturnType<typeof attachHomeAssistant> | null = null;
   if (mqtt) {
     await attachRelaynodeLink({
       bus: mqtt,
@@ -106,6 +110,16 @@ async function main(): Promise<void> {
       intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
     });
     await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
+    ha = attachHomeAssistant(svc, mqtt, {
+      enabled: env.HA_DISCOVERY_ENABLED,
+      haPrefix: env.HA_DISCOVERY_PREFIX,
+      controllerId: env.SERVICE_ID,
+      relaynodeId: env.RELAYNODE_ID,
+      hoaEnabled: svc.config.hoaEnabled,
+      version: VERSION,
+      clock,
+      logger,
+    });
   }
   heartbeat.start();
   const bus = mqtt;
@@ -118,7 +132,7 @@ async function main(): Promise<void> {
   }
   if (!env.ALLOWED_IPS) logger.warn('ALLOWED_IPS is not set: every client address may reach the controller');
 
-  const { root } = buildGateway(svc, {
+  const { root, app } = buildGateway(svc, {
     logger,
     allowedIps: env.ALLOWED_IPS,
     trustedProxies: env.TRUSTED_PROXIES,
@@ -133,6 +147,7 @@ async function main(): Promise<void> {
       pending_database_writes: svc.controller.pendingWrites,
     }),
   });
+  metrics.register(app.metrics.registry, svc, heartbeat, clock);
   const server = await serveApp(root, { port: listenPort(env), host: env.HOST });
   logger.info({ url: server.url }, 'controller listening');
 
@@ -143,6 +158,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await server.close();
     heartbeat.stop();
+    ha?.close();
     await svc.close();
     await bus?.close();
     await database.close();

@@ -12,6 +12,7 @@ import {
 import { attachFleetSubscriber } from './bus/fleet-subscriber.js';
 import type { DashboardConfig } from './config.js';
 import { createDashboardMetrics } from './metrics.js';
+import { attachBrokerMetrics } from './metrics/broker-metrics.js';
 import { FleetTracker } from './domain/fleet.js';
 import { SiteTracker } from './domain/sites.js';
 import { type BuiltSnapshot, buildSnapshot } from './domain/snapshot.js';
@@ -92,6 +93,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     health: () => ({ broker: bus.connected ? 'connected' : 'disconnected' }),
   });
   const metrics = createDashboardMetrics(app.metrics.registry);
+  const brokerMetrics = attachBrokerMetrics(bus.client, app.metrics.registry);
 
   let sockets: FleetSockets | null = null;
   let server: RunningServer;
@@ -199,6 +201,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
       if (publishTimer !== null) clock.clearTimeout(publishTimer);
       if (sendTimer !== null) clock.clearTimeout(sendTimer);
       subscriber.detach();
+      brokerMetrics.detach();
       await ws.close();
       await server.close();
       // A broker that vanished mid-close leaves the graceful end waiting for an ack that never comes.

@@ -64,6 +64,11 @@ export const simulatorEnvSchema = z.object({
   /** Address the receiver binds to. */
   LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
   TZ: z.string().max(64).optional(),
+  HA_DISCOVERY_ENABLED: envBool(true),
+  HA_DISCOVERY_PREFIX: z
+    .string()
+    .regex(/^[^#+\s]+$/)
+    .default('homeassistant'),
 });
 
 export type SimulatorEnv = z.infer<typeof simulatorEnvSchema>;

@@ -11,6 +11,10 @@ import type { SimulatorConfig } from '../config.js';
 import { buildGateway, type Gateway } from '../gateway/app.js';
 import { type ListOptions, listSerialDevices } from '../io/serial-devices.js';
 import { createHeartbeat, createSystemPinger, type Heartbeat, parseSimulatorIp } from '../heartbeat/index.js';
+import { simulatorDiscovery, simulatorDiscoveryTopic, simulatorRunningTopic } from '../ha/discovery.js';
+import { DiscoveryPublisher } from '../ha/publisher.js';
+import { publishRunningState } from '../ha/running-state.js';
+import { registerSimulatorMetrics } from '../metrics/simulator-metrics.js';
 import { applyAutoStart } from './auto-start.js';
 import { SimulatorService } from './simulator-service.js';
 
@@ -73,6 +77,8 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
   const simulatorIp = parseSimulatorIp(config.SIMULATOR_IP);
   let bus: OutpostMqtt | null = null;
   let heartbeat: Heartbeat | null = null;
+  let discovery: DiscoveryPublisher | null = null;
+  let stopRunningState: (() => void) | null = null;
   if (config.MQTT_URL) {
     bus = await createMqtt({
       url: config.MQTT_URL,
@@ -124,6 +130,29 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       onError: (err) => logger.debug({ err }, 'heartbeat publish failed'),
     });
     heartbeat.start();
+    discovery = new DiscoveryPublisher({
+      client: mqtt.client,
+      haPrefix: config.HA_DISCOVERY_PREFIX,
+      topic: simulatorDiscoveryTopic(config.HA_DISCOVERY_PREFIX, config.SERVICE_ID),
+      enabled: config.HA_DISCOVERY_ENABLED,
+      build: () =>
+        simulatorDiscovery({
+          simulatorId: config.SERVICE_ID,
+          topicPrefix: mqtt.prefix,
+          haPrefix: config.HA_DISCOVERY_PREFIX,
+          version: '1.0.0',
+        }),
+      logger,
+    });
+    discovery.attach();
+    if (config.HA_DISCOVERY_ENABLED) {
+      stopRunningState = publishRunningState({
+        client: mqtt.client,
+        topic: simulatorRunningTopic(mqtt.prefix, config.SERVICE_ID),
+        service,
+        logger,
+      });
+    }
   }
 
   const gateway = buildGateway({
@@ -145,6 +174,8 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       websocket_clients: gateway.hub.size,
     }),
   });
+
+  registerSimulatorMetrics(gateway.app.metrics.registry, service);
 
   const server = await serveApp(
     gateway.app as unknown as Parameters<typeof serveApp>[0],
@@ -176,6 +207,8 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       closed = true;
       clock.clearTimeout(retryTimer as never);
       heartbeat?.stop();
+      discovery?.detach();
+      stopRunningState?.();
       gateway.hub.closeAll();
       await service.close();
       await server.close();

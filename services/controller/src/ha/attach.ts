@@ -1,0 +1,51 @@
+import type { OutpostMqtt } from '@outpost/runtime';
+import type { Clock } from '../domain/clock.js';
+import type { ControllerService } from '../service.js';
+import { controllerDiscovery, controllerDiscoveryTopic, controllerTopics } from './discovery.js';
+import { DiscoveryPublisher, type DiscoveryLogger } from './publisher.js';
+import { StatsPublisher } from './stats.js';
+
+export interface HaOptions {
+  enabled: boolean;
+  haPrefix: string;
+  controllerId: string;
+  relaynodeId: string;
+  hoaEnabled: boolean;
+  version: string;
+  clock: Clock;
+  logger: DiscoveryLogger;
+}
+
+/** Home Assistant on the controller's broker connection: discovery plus the stats its sensors read. */
+export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o: HaOptions) {
+  const ids = { controllerId: o.controllerId, relaynodeId: o.relaynodeId, topicPrefix: bus.prefix };
+  const discovery = new DiscoveryPublisher({
+    client: bus.client,
+    haPrefix: o.haPrefix,
+    topic: controllerDiscoveryTopic(o.haPrefix, o.controllerId),
+    enabled: o.enabled,
+    build: () =>
+      controllerDiscovery({ ...ids, haPrefix: o.haPrefix, version: o.version, hoaEnabled: o.hoaEnabled }),
+    logger: o.logger,
+  });
+  discovery.attach();
+  let stats: StatsPublisher | null = null;
+  if (o.enabled) {
+    stats = new StatsPublisher({
+      svc,
+      client: bus.client,
+      topic: controllerTopics(ids).stats,
+      clock: o.clock,
+      logger: o.logger,
+    });
+    stats.start();
+  }
+  return {
+    discovery,
+    stats,
+    close() {
+      discovery.detach();
+      stats?.stop();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import { GENERATOR_STATES, HOA_POSITIONS, OVERRIDE_TYPES } from '@outpost/contracts';
+
+/**
+ * Home Assistant device-based MQTT discovery for one controller: one retained config on
+ * `<ha prefix>/device/<object id>/config` carrying every entity (`cmps`). Commands go to the
+ * controller's own `controller/<id>/set` topic, so they pass the same gates as the REST API.
+ */
+export interface ControllerDiscoveryOptions {
+  controllerId: string;
+  relaynodeId: string;
+  /** The Outpost topic prefix (MQTT_TOPIC_PREFIX). */
+  topicPrefix: string;
+  /** HA_DISCOVERY_PREFIX. */
+  haPrefix: string;
+  version: string;
+  /** HOA switch wired: without it the HOA position entity is removed. */
+  hoaEnabled: boolean;
+}
+
+export type DiscoveryPayload = Record<string, unknown>;
+
+const join = (prefix: string, rest: string) => (prefix ? `${prefix}/${rest}` : rest);
+
+export const controllerObjectId = (controllerId: string) => `outpost_controller_${controllerId}`;
+
+export function controllerTopics(
+  o: Pick<ControllerDiscoveryOptions, 'controllerId' | 'relaynodeId' | 'topicPrefix'>,
+) {
+  return {
+    state: join(o.topicPrefix, `controller/${o.controllerId}/state`),
+    set: join(o.topicPrefix, `controller/${o.controllerId}/set`),
+    /** Retained runtime, run hours and fuel for HA (not part of the generator state). */
+    stats: join(o.topicPrefix, `controller/${o.controllerId}/stats`),
+    availability: join(o.topicPrefix, `controller/${o.controllerId}/availability`),
+    relaynodeAvailability: join(o.topicPrefix, `relaynode/${o.relaynodeId}/availability`),
+  };
+}
+
+export function controllerDiscoveryTopic(haPrefix: string, controllerId: string): string {
+  return `${haPrefix}/device/${controllerObjectId(controllerId)}/config`;
+}
+
+const onOff = (field: string) => `{{ 'ON' if value_json.${field} else 'OFF' }}`;
+const cmd = (payload: Record<string, unknown>) => JSON.stringify(payload);
+
+export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPayload {
+  const t = controllerTopics(o);
+  const uid = controllerObjectId(o.controllerId);
+  const controllerOnly = [
+    { topic: t.availability, payload_available: 'online', payload_not_available: 'offline' },
+  ];
+  const fromState = { state_topic: t.state };
+  const cmps: Record<string, Record<string, unknown>> = {
+    running: {
+      p: 'binary_sensor',
+      name: 'Generator running',
+      unique_id: `${uid}_running`,
+      device_class: 'running',
+      ...fromState,
+      value_template: onOff('running'),
+    },
+    generator: {
+      p: 'switch',
+      name: 'Generator',
+      unique_id: `${uid}_generator`,
+      icon: 'mdi:engine',
+      ...fromState,
+      value_template: onOff('running'),
+      state_on: 'ON',
+      state_off: 'OFF',
+      command_topic: t.set,
+      payload_on: cmd({ command: 'start' }),
+      payload_off: cmd({ command: 'stop' }),
+      optimistic: false,
+    },
+    armed: {
+      p: 'switch',
+      name: 'Armed',
+      unique_id: `${uid}_armed`,
+      icon: 'mdi:shield-check',
+      ...fromState,
+      value_template: onOff('armed'),
+      state_on: 'ON',
+      state_off: 'OFF',
+      command_topic: t.set,
+      payload_on: cmd({ command: 'arm' }),
+      payload_off: cmd({ command: 'disarm' }),
+      optimistic: false,
+    },
+    trigger: {
+      p: 'sensor',
+      name: 'Trigger',
+      unique_id: `${uid}_trigger`,
+      icon: 'mdi:play-circle-outline',
+      ...fromState,
+      value_template: "{{ value_json.trigger if value_json.trigger else 'none' }}",
+    },
+    state: {
+      p: 'sensor',
+      name: 'State',
+      unique_id: `${uid}_state`,
+      device_class: 'enum',
+      options: [...GENERATOR_STATES],
+      ...fromState,
+      value_template: '{{ value_json.state }}',
+    },
+    runtime: {
+      p: 'sensor',
+      name: 'Runtime',
+      unique_id: `${uid}_runtime`,
+      device_class: 'duration',
+      unit_of_measurement: 's',
+      state_class: 'measurement',
+      state_topic: t.stats,
+      value_template: '{{ value_json.runtime_seconds }}',
+    },
+    total_run_hours: {
+      p: 'sensor',
+      name: 'Total run hours',
+      unique_id: `${uid}_total_run_hours`,
+      device_class: 'duration',
+      unit_of_measurement: 'h',
+      state_class: 'total_increasing',
+      suggested_display_precision: 1,
+      state_topic: t.stats,
+      value_template: '{{ value_json.total_run_hours }}',
+    },
+    fuel_used: {
+      p: 'sensor',
+      name: 'Fuel used',
+      unique_id: `${uid}_fuel_used`,
+      device_class: 'volume',
+      unit_of_measurement: 'gal',
+      // Resettable from the controller (fuel-usage reset), so `total` rather than total_increasing.
+      state_class: 'total',
+      suggested_display_precision: 2,
+      state_topic: t.stats,
+      value_template: '{{ value_json.fuel_used_gallons }}',
+    },
+    relaynode_connected: {
+      p: 'binary_sensor',
+      name: 'Relay node connected',
+      unique_id: `${uid}_relaynode_connected`,
+      device_class: 'connectivity',
+      entity_category: 'diagnostic',
+      ...fromState,
+      value_template: onOff('slave_connected'),
+      // Reports the relay node's absence, so it must stay available while the relay node is offline.
+      availability: controllerOnly,
+      availability_mode: 'all',
+    },
+    epo_engaged: {
+      p: 'binary_sensor',
+      name: 'EPO engaged',
+      unique_id: `${uid}_epo_engaged`,
+      device_class: 'safety',
+      ...fromState,
+      value_template: onOff('slave_physical_safety_engaged'),
+    },
+    failsafe_triggered: {
+      p: 'binary_sensor',
+      name: 'Failsafe triggered',
+      unique_id: `${uid}_failsafe_triggered`,
+      device_class: 'problem',
+      ...fromState,
+      value_template: onOff('failsafe_triggered'),
+    },
+    hoa_position: o.hoaEnabled
+      ? {
+          p: 'sensor',
+          name: 'HOA position',
+          unique_id: `${uid}_hoa_position`,
+          device_class: 'enum',
+          options: [...HOA_POSITIONS],
+          icon: 'mdi:toggle-switch-variant',
+          ...fromState,
+          value_template: '{{ value_json.hoa_position }}',
+        }
+      : // A component reduced to its platform is how device discovery removes one entity.
+        { p: 'sensor' },
+    override: {
+      p: 'select',
+      name: 'Override',
+      unique_id: `${uid}_override`,
+      icon: 'mdi:hand-back-right',
+      options: ['none', ...OVERRIDE_TYPES],
+      ...fromState,
+      value_template: "{{ value_json.override if value_json.override else 'none' }}",
+      command_topic: t.set,
+      command_template:
+        "{{ {'command': 'override', 'override_type': (none if value == 'none' else value)} | to_json }}",
+      optimistic: false,
+    },
+    clear_lockout: {
+      p: 'button',
+      name: 'Clear lockout',
+      unique_id: `${uid}_clear_lockout`,
+      icon: 'mdi:lock-reset',
+      entity_category: 'config',
+      command_topic: t.set,
+      payload_press: cmd({ command: 'clear_lockout' }),
+    },
+  };
+  return {
+    dev: {
+      ids: [uid],
+      name: o.controllerId === 'main' ? 'Outpost generator' : `Outpost generator ${o.controllerId}`,
+      mf: 'Outpost',
+      mdl: 'Generator controller',
+      sw: o.version,
+    },
+    o: { name: 'Outpost', sw: o.version },
+    cmps,
+    availability: [
+      { topic: t.availability, payload_available: 'online', payload_not_available: 'offline' },
+      { topic: t.relaynodeAvailability, payload_available: 'online', payload_not_available: 'offline' },
+    ],
+    availability_mode: 'all',
+    qos: 1,
+  };
+}

@@ -1,0 +1,115 @@
+import { encodePayload } from '@outpost/contracts';
+import type { MqttClient } from 'mqtt';
+import { fuelSince } from '../db/run-queries.js';
+import type { Clock } from '../domain/clock.js';
+import { estimateFuel } from '../domain/fuel.js';
+import type { ControllerService } from '../service.js';
+import type { DiscoveryLogger } from './publisher.js';
+
+export interface ControllerStats {
+  runtime_seconds: number;
+  total_run_hours: number;
+  fuel_used_gallons: number;
+}
+
+interface Completed {
+  seconds: number;
+  gallonsSinceReset: number;
+  resetAt: number | null;
+}
+
+async function completedRuns(svc: ControllerService): Promise<Completed> {
+  const resetAt = svc.controller.persisted.fuel_reset_at;
+  const all = await fuelSince(svc.db, null);
+  const sinceReset = await fuelSince(svc.db, resetAt);
+  return { seconds: all.seconds, gallonsSinceReset: sinceReset.gallons, resetAt };
+}
+
+function withCurrentRun(svc: ControllerService, done: Completed): ControllerStats {
+  const ctl = svc.controller;
+  const view = ctl.view();
+  const current = view.running ? view.runtime_seconds : 0;
+  const gallons = done.gallonsSinceReset + (view.running ? estimateFuel(current, ctl.currentRunRate) : 0);
+  return {
+    runtime_seconds: current,
+    total_run_hours: Math.round(((done.seconds + current) / 3600) * 1000) / 1000,
+    fuel_used_gallons: Math.round(gallons * 1000) / 1000,
+  };
+}
+
+/** Runtime of the current run, all-time run hours and fuel since the last reset, current run included. */
+export async function controllerStats(svc: ControllerService): Promise<ControllerStats> {
+  return withCurrentRun(svc, await completedRuns(svc));
+}
+
+/**
+ * Retained stats for HA's duration and volume sensors: on every state change, on reconnect, and
+ * every `periodMs` while a run is going (the runtime grows without a state change).
+ */
+export class StatsPublisher {
+  private timer: unknown = null;
+  private pending = false;
+  /** Completed-run totals, re-read only when a run ends or the fuel counter is reset. */
+  private done: Completed | null = null;
+  private stale = true;
+  private wasRunning = false;
+
+  constructor(
+    private readonly o: {
+      svc: ControllerService;
+      client: MqttClient;
+      topic: string;
+      clock: Clock;
+      logger: DiscoveryLogger;
+      periodMs?: number;
+    },
+  ) {}
+
+  start(): void {
+    this.o.svc.onStateChanged(() => this.kick());
+    this.o.client.on('connect', () => this.kick());
+    this.timer = this.o.clock.setInterval(() => {
+      if (this.stale || this.o.svc.controller.view().running) this.kick();
+    }, this.o.periodMs ?? 30_000);
+    this.kick();
+  }
+
+  stop(): void {
+    if (this.timer !== null) this.o.clock.clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private kick(): void {
+    if (this.pending) return;
+    this.pending = true;
+    queueMicrotask(() => {
+      this.pending = false;
+      void this.publish();
+    });
+  }
+
+  async publish(): Promise<void> {
+    if (!this.o.client.connected) return;
+    try {
+      const { svc } = this.o;
+      const running = svc.controller.view().running;
+      if (this.wasRunning && !running) this.stale = true;
+      this.wasRunning = running;
+      if (this.done?.resetAt !== svc.controller.persisted.fuel_reset_at) this.stale = true;
+      // The finished run is in the totals only once its record is written; until then keep the
+      // previous totals and look again on the next tick.
+      if (!this.done || (this.stale && svc.controller.pendingWrites === 0)) {
+        this.done = await completedRuns(svc);
+        this.stale = svc.controller.pendingWrites > 0;
+      }
+      if (!this.done) return;
+      const stats = withCurrentRun(svc, this.done);
+      await this.o.client.publishAsync(this.o.topic, encodePayload('controllerStats', stats), {
+        qos: 1,
+        retain: true,
+      });
+    } catch (err) {
+      this.o.logger.warn({ err: String(err) }, 'stats publish failed');
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { DesiredSink, HeartbeatPublisher } from '../bus/heartbeat.js';
+import type { Clock } from '../domain/clock.js';
+import { controllerStats } from '../ha/stats.js';
+import type { ControllerService } from '../service.js';
+
+/**
+ * The controller's domain metrics. Created before the HTTP app exists (the relay command counter
+ * wraps the heartbeat sink), registered into the app's registry once it does. Gauges read the
+ * state machine at scrape time so they can never go stale.
+ */
+export function createControllerMetrics() {
+  const relayCommands = new Counter({
+    name: 'controller_relay_commands_total',
+    help: 'Desired-state (relay lease) publishes to the relay node, by result',
+    labelNames: ['result'] as const,
+    registers: [],
+  });
+  relayCommands.inc({ result: 'delivered' }, 0);
+  relayCommands.inc({ result: 'failed' }, 0);
+
+  return {
+    relayCommands,
+    /** Counts every desired-state publish the heartbeat makes. */
+    countingSink(sink: DesiredSink): DesiredSink {
+      return {
+        get connected() {
+          return sink.connected;
+        },
+        async publish(payload) {
+          try {
+            await sink.publish(payload);
+            relayCommands.inc({ result: 'delivered' });
+          } catch (err) {
+            relayCommands.inc({ result: 'failed' });
+            throw err;
+          }
+        },
+      };
+    },
+    register(registry: Registry, svc: ControllerService, heartbeat: HeartbeatPublisher, clock: Clock): void {
+      registry.registerMetric(relayCommands);
+      const registers = [registry];
+      const view = () => svc.controller.view();
+      const flag = (name: string, help: string, read: () => boolean | undefined) =>
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(read() ? 1 : 0);
+          },
+        });
+      flag('controller_generator_running', 'Generator running (1) or not (0)', () => view().running);
+      flag('controller_armed', 'Relay armed', () => view().armed);
+      flag('controller_relaynode_connected', 'Relay node connected', () => view().slave_connected);
+      flag('controller_failsafe_triggered', 'Relay node failsafe triggered', () => view().failsafe_triggered);
+      flag(
+        'controller_epo_engaged',
+        'Emergency power off engaged on the relay node',
+        () => view().slave_physical_safety_engaged,
+      );
+      new Gauge({
+        name: 'controller_heartbeat_age_seconds',
+        help: 'Seconds since the last heartbeat delivered to the broker (-1 before the first)',
+        registers,
+        collect() {
+          const last = heartbeat.lastSent;
+          this.set(last ? Math.max(0, (clock.now() - last.issued_at) / 1000) : -1);
+        },
+      });
+      new Counter({
+        name: 'controller_generator_run_seconds_total',
+        help: 'Generator run time over all recorded runs, the current run included',
+        registers,
+        async collect() {
+          const stats = await controllerStats(svc);
+          this.reset();
+          this.inc(Math.round(stats.total_run_hours * 3600));
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { generator } from '@outpost/contracts';
+import { describe, expect, it } from 'vitest';
+import { controllerDiscovery, controllerDiscoveryTopic } from '../../src/ha/discovery.js';
+import { BinarySensor, Button, DeviceDiscovery, Select, Sensor, Switch } from './ha-schema.js';
+
+const base = {
+  controllerId: 'main',
+  relaynodeId: 'main',
+  topicPrefix: 'outpost',
+  haPrefix: 'homeassistant',
+  version: '1.2.3',
+  hoaEnabled: true,
+};
+const PLATFORM = {
+  binary_sensor: BinarySensor,
+  sensor: Sensor,
+  switch: Switch,
+  select: Select,
+  button: Button,
+};
+type Cmp = Record<string, unknown> & { p: keyof typeof PLATFORM };
+
+describe('controller HA discovery payload', () => {
+  const payload = controllerDiscovery(base);
+  const cmps = payload.cmps as Record<string, Cmp>;
+
+  it('is a device config HA accepts: documented keys only, per platform', () => {
+    expect(DeviceDiscovery.safeParse(payload).error).toBeUndefined();
+    for (const [key, cmp] of Object.entries(cmps)) {
+      const parsed = PLATFORM[cmp.p].safeParse(cmp);
+      expect(parsed.error, `${key}: ${parsed.error?.message}`).toBeUndefined();
+    }
+    expect(controllerDiscoveryTopic('homeassistant', 'main')).toBe(
+      'homeassistant/device/outpost_controller_main/config',
+    );
+  });
+
+  it('has every entity a home-automation user needs, with the right platform and unit', () => {
+    const shape = Object.fromEntries(
+      Object.entries(cmps).map(([k, c]) => [k, [c.p, c.device_class ?? null, c.unit_of_measurement ?? null]]),
+    );
+    expect(shape).toEqual({
+      running: ['binary_sensor', 'running', null],
+      generator: ['switch', null, null],
+      armed: ['switch', null, null],
+      trigger: ['sensor', null, null],
+      state: ['sensor', 'enum', null],
+      runtime: ['sensor', 'duration', 's'],
+      total_run_hours: ['sensor', 'duration', 'h'],
+      fuel_used: ['sensor', 'volume', 'gal'],
+      relaynode_connected: ['binary_sensor', 'connectivity', null],
+      epo_engaged: ['binary_sensor', 'safety', null],
+      failsafe_triggered: ['binary_sensor', 'problem', null],
+      hoa_position: ['sensor', 'enum', null],
+      override: ['select', null, null],
+      clear_lockout: ['button', null, null],
+    });
+    const ids = Object.values(cmps).map((c) => c.unique_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('sends commands to controller/<id>/set as ControllerSetCommand JSON, so the controller gates them', () => {
+    const sent = [
+      cmps.generator?.payload_on,
+      cmps.generator?.payload_off,
+      cmps.armed?.payload_on,
+      cmps.armed?.payload_off,
+      cmps.clear_lockout?.payload_press,
+    ].map((p) => generator.ControllerSetCommand.parse(JSON.parse(p as string)).command);
+    expect(sent).toEqual(['start', 'stop', 'arm', 'disarm', 'clear_lockout']);
+    for (const c of Object.values(cmps).filter((c) => 'command_topic' in c)) {
+      expect(c.command_topic).toBe('outpost/controller/main/set');
+    }
+    expect(cmps.override?.options).toEqual(['none', 'force_run', 'force_stop']);
+  });
+
+  it('is available only while both the controller and the relay node are online', () => {
+    expect(payload.availability_mode).toBe('all');
+    expect((payload.availability as { topic: string }[]).map((a) => a.topic)).toEqual([
+      'outpost/controller/main/availability',
+      'outpost/relaynode/main/availability',
+    ]);
+    // The connectivity sensor reports the relay node's absence, so it follows the controller alone.
+    expect(((cmps.relaynode_connected?.availability ?? []) as { topic: string }[]).map((a) => a.topic)).toEqual([
+      'outpost/controller/main/availability',
+    ]);
+  });
+
+  it('follows the topic prefix and ids', () => {
+    const other = controllerDiscovery({
+      ...base,
+      controllerId: 'north',
+      relaynodeId: 'n1',
+      topicPrefix: 'site',
+    });
+    expect((other.cmps as Record<string, Cmp>).running?.state_topic).toBe('site/controller/north/state');
+    expect((other.availability as { topic: string }[])[1]?.topic).toBe('site/relaynode/n1/availability');
+    expect((other.dev as { ids: string[] }).ids).toEqual(['outpost_controller_north']);
+  });
+
+  it('removes the HOA entity (platform only) when the HOA switch is not wired', () => {
+    const noHoa = controllerDiscovery({ ...base, hoaEnabled: false });
+    expect((noHoa.cmps as Record<string, unknown>).hoa_position).toEqual({ p: 'sensor' });
+    expect(DeviceDiscovery.safeParse(noHoa).error).toBeUndefined();
+  });
+});

@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { makeUser, type RunningBroker, startBroker } from '@outpost/broker';
+import { generator } from '@outpost/contracts';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  built,
+  controllerClient,
+  nodeStatus,
+  PREFIX,
+  type Proc,
+  RELAYNODE_MAIN,
+  SECRET,
+  spawnController,
+  tempDir,
+} from '../helpers/stack.js';
+import { waitFor } from '../helpers/wait.js';
+import { DeviceDiscovery } from './ha-schema.js';
+
+const PW = { controller: 'ctl-pass-1', relaynode: 'node-pass-1', automation: 'auto-pass-1' };
+const CONFIG_TOPIC = 'homeassistant/device/outpost_controller_main/config';
+
+interface Discovery {
+  cmps: {
+    generator: { payload_on: string; payload_off: string };
+    armed: { payload_on: string; payload_off: string };
+  };
+  availability: { topic: string }[];
+  availability_mode: string;
+}
+
+interface Msg {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+/** The relay node as a real process with its own broker account. */
+async function spawnNode(mqttUrl: string, dataDir: string): Promise<{ url: string; kill(): Promise<void> }> {
+  const child = spawn(process.execPath, [RELAYNODE_MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      RELAYNODE_API_SECRET: SECRET,
+      MOCK_HAT_MODE: 'true',
+      HARDWARE_SAFETY_ENABLED: 'true',
+      MQTT_URL: mqttUrl,
+      MQTT_USERNAME: 'relaynode',
+      MQTT_PASSWORD: PW.relaynode,
+      MQTT_TOPIC_PREFIX: PREFIX,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  child.stdout?.on('data', (b: Buffer) => lines.push(...b.toString().split('\n')));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  await waitFor(() => lines.some((l) => l.includes('relay node listening')), 30_000);
+  const url = JSON.parse(lines.find((l) => l.includes('relay node listening')) as string).url as string;
+  return {
+    url,
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A client that behaves like Home Assistant: subscribes to homeassistant/#, follows the state. */
+async function haClient(url: string): Promise<{ client: MqttClient; msgs: Msg[] }> {
+  const client = await mqtt.connectAsync(url, {
+    username: 'automation',
+    password: PW.automation,
+    reconnectPeriod: 0,
+  });
+  const msgs: Msg[] = [];
+  client.on('message', (topic, payload, packet) =>
+    msgs.push({ topic, payload: payload.toString(), retain: packet.retain }),
+  );
+  await client.subscribeAsync(
+    ['homeassistant/#', `${PREFIX}/controller/main/state`, `${PREFIX}/controller/main/stats`],
+    {
+      qos: 1,
+    },
+  );
+  return { client, msgs };
+}
+
+describe.skipIf(!built)('controller Home Assistant discovery on a broker with accounts', () => {
+  let broker: RunningBroker;
+  let node: Awaited<ReturnType<typeof spawnNode>>;
+  let controller: Proc;
+  let ha: Awaited<ReturnType<typeof haClient>>;
+  const nodeDir = tempDir('ha-node');
+  const ctlDir = tempDir('ha-ctl');
+
+  const latestState = () => {
+    const s = ha.msgs.filter((m) => m.topic === `${PREFIX}/controller/main/state`).at(-1);
+    return s ? generator.GeneratorState.parse(JSON.parse(s.payload)) : null;
+  };
+  const configs = () => ha.msgs.filter((m) => m.topic === CONFIG_TOPIC);
+  const discovery = () => JSON.parse(configs()[0]?.payload as string) as Discovery;
+  const send = (payload: string) =>
+    ha.client.publishAsync(`${PREFIX}/controller/main/set`, payload, { qos: 1 });
+
+  beforeAll(async () => {
+    broker = await startBroker({
+      port: 0,
+      wsPort: false,
+      host: '127.0.0.1',
+      prefix: PREFIX,
+      users: {
+        users: [
+          makeUser('controller', 'controller', 'main', PW.controller),
+          makeUser('relaynode', 'relaynode', 'main', PW.relaynode),
+          makeUser('automation', 'automation', '*', PW.automation),
+        ],
+      },
+    });
+    node = await spawnNode(broker.url, nodeDir.path);
+    controller = await spawnController({
+      mqttUrl: broker.url,
+      dataDir: ctlDir.path,
+      intervalSeconds: 1,
+      extra: { MQTT_USERNAME: 'controller', MQTT_PASSWORD: PW.controller, BOOT_ARMING_POLICY: 'fail_safe' },
+    });
+    ha = await haClient(broker.url);
+    await waitFor(() => configs().length > 0 && latestState()?.slave_connected === true, 20_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await ha?.client.endAsync();
+    await controller?.kill();
+    await node?.kill();
+    await broker?.close();
+    nodeDir.remove();
+    ctlDir.remove();
+  });
+
+  it('keeps the device config retained, and it validates against HA’s documented keys', async () => {
+    // A late subscriber (HA restarting without a birth message) still gets the device from the broker.
+    const late = await haClient(broker.url);
+    try {
+      await waitFor(() => late.msgs.some((m) => m.topic === CONFIG_TOPIC), 5000);
+      const retained = late.msgs.find((m) => m.topic === CONFIG_TOPIC) as Msg;
+      expect(retained.retain).toBe(true);
+      const parsed = DeviceDiscovery.safeParse(JSON.parse(retained.payload));
+      expect(parsed.error).toBeUndefined();
+      expect(JSON.parse(retained.payload)).toEqual(discovery());
+    } finally {
+      await late.client.endAsync();
+    }
+    expect(discovery().availability_mode).toBe('all');
+    expect(discovery().availability.map((a) => a.topic)).toEqual([
+      `${PREFIX}/controller/main/availability`,
+      `${PREFIX}/relaynode/main/availability`,
+    ]);
+  });
+
+  it('sends the whole device again when HA announces itself online', async () => {
+    const before = configs().length;
+    await ha.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    await waitFor(() => configs().length > before, 5000);
+    const again = configs().at(-1) as Msg;
+    expect(JSON.parse(again.payload)).toEqual(discovery());
+    // 'offline' is HA going away: nothing to republish.
+    const count = configs().length;
+    await ha.client.publishAsync('homeassistant/status', 'offline', { qos: 1 });
+    await ha.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    await waitFor(() => configs().length === count + 1, 5000);
+  });
+
+  it('the start switch through the automation account respects arming, then runs the generator', async () => {
+    const cmps = discovery().cmps;
+    // Disarmed: the switch's ON payload is refused by the controller's gates.
+    await send(cmps.armed.payload_off);
+    await waitFor(() => latestState()?.armed === false, 5000);
+    await send(cmps.generator.payload_on);
+    await waitFor(() => controller.logs().some((l) => l.command === 'start' && l.level === 40), 5000);
+    expect(latestState()?.running).toBe(false);
+    expect((await nodeStatus(node.url)).relay_on).toBe(false);
+
+    await send(cmps.armed.payload_on);
+    await waitFor(() => latestState()?.armed === true, 5000);
+    await send(cmps.generator.payload_on);
+    await waitFor(() => latestState()?.running === true, 5000);
+    await waitFor(async () => (await nodeStatus(node.url)).relay_on, 5000);
+    expect(latestState()?.trigger).toBe('manual');
+
+    await send(cmps.generator.payload_off);
+    await waitFor(() => latestState()?.running === false, 5000);
+    await waitFor(async () => !(await nodeStatus(node.url)).relay_on, 5000);
+  });
+
+  it('publishes retained stats for the runtime, run hours and fuel sensors', async () => {
+    const api = await controllerClient(controller.url);
+    const stats = () =>
+      ha.msgs
+        .filter((m) => m.topic === `${PREFIX}/controller/main/stats`)
+        .map((m) => JSON.parse(m.payload) as Record<string, number>);
+    await waitFor(() => stats().length > 0, 5000);
+    const usage = (await api.get('/api/generator/fuel-usage')).body as { total_gallons: number };
+    const last = stats().at(-1) as Record<string, number>;
+    expect(Object.keys(last).sort()).toEqual(['fuel_used_gallons', 'runtime_seconds', 'total_run_hours']);
+    expect(last.runtime_seconds).toBe(0);
+    expect(last.fuel_used_gallons).toBeCloseTo(usage.total_gallons, 3);
+  });
+
+  it('/metrics carries the generator, relay and heartbeat metrics', async () => {
+    const text = await (await fetch(`${controller.url}/metrics`)).text();
+    for (const name of [
+      'controller_generator_running',
+      'controller_armed',
+      'controller_relaynode_connected',
+      'controller_failsafe_triggered',
+      'controller_epo_engaged',
+      'controller_heartbeat_age_seconds',
+      'controller_generator_run_seconds_total',
+      'http_request_duration_seconds_bucket',
+      'process_cpu_user_seconds_total',
+    ]) {
+      expect(text, name).toMatch(new RegExp(`^${name}\\{`, 'm'));
+    }
+    const delivered = /^controller_relay_commands_total\{result="delivered"[^}]*\} (\d+)/m.exec(text);
+    expect(Number(delivered?.[1])).toBeGreaterThan(0);
+    expect(text).toMatch(/^controller_armed\{[^}]*\} 1$/m);
+    expect(text).toMatch(/^controller_generator_running\{[^}]*\} 0$/m);
+  });
+});
