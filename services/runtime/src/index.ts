@@ -14,3 +14,4 @@ export {
 } from './mqtt.js';
 export { type RunningServer, serveApp } from './serve.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
+export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

@@ -89,7 +89,8 @@ export class AuthService {
           currentDate: new Date(this.clock.now()),
           requiredClaims: ['sub', 'jti', 'exp', 'iat'],
         }));
-        if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+        if (this.verified.size >= VERIFIED_CACHE_SIZE)
+          this.verified.delete(this.verified.keys().next().value!);
         this.verified.set(token, payload);
       }
       const expiresAt = (payload.exp as number) * 1000;

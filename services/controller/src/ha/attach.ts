@@ -2,7 +2,7 @@ import type { OutpostMqtt } from '@outpost/runtime';
 import type { Clock } from '../domain/clock.js';
 import type { ControllerService } from '../service.js';
 import { controllerDiscovery, controllerDiscoveryTopic, controllerTopics } from './discovery.js';
-import { DiscoveryPublisher, type DiscoveryLogger } from './publisher.js';
+import { type DiscoveryLogger, DiscoveryPublisher } from '@outpost/runtime';
 import { StatsPublisher } from './stats.js';
 
 export interface HaOptions {

@@ -4,7 +4,7 @@ import { fuelSince } from '../db/run-queries.js';
 import type { Clock } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
 import type { ControllerService } from '../service.js';
-import type { DiscoveryLogger } from './publisher.js';
+import type { DiscoveryLogger } from '@outpost/runtime';
 
 export interface ControllerStats {
   runtime_seconds: number;

@@ -1,7 +1,9 @@
 import { generator } from '@outpost/contracts';
 import { describe, expect, it } from 'vitest';
 import { controllerDiscovery, controllerDiscoveryTopic } from '../../src/ha/discovery.js';
-import { BinarySensor, Button, DeviceDiscovery, Select, Sensor, Switch } from './ha-schema.js';
+import { homeassistant } from '@outpost/contracts';
+
+const { BinarySensor, Button, DeviceDiscovery, Select, Sensor, Switch } = homeassistant;
 
 const base = {
   controllerId: 'main',
@@ -81,9 +83,9 @@ describe('controller HA discovery payload', () => {
       'outpost/relaynode/main/availability',
     ]);
     // The connectivity sensor reports the relay node's absence, so it follows the controller alone.
-    expect(((cmps.relaynode_connected?.availability ?? []) as { topic: string }[]).map((a) => a.topic)).toEqual([
-      'outpost/controller/main/availability',
-    ]);
+    expect(
+      ((cmps.relaynode_connected?.availability ?? []) as { topic: string }[]).map((a) => a.topic),
+    ).toEqual(['outpost/controller/main/availability']);
   });
 
   it('follows the topic prefix and ids', () => {

@@ -15,7 +15,9 @@ import {
   tempDir,
 } from '../helpers/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { DeviceDiscovery } from './ha-schema.js';
+import { homeassistant } from '@outpost/contracts';
+
+const { DeviceDiscovery } = homeassistant;
 
 const PW = { controller: 'ctl-pass-1', relaynode: 'node-pass-1', automation: 'auto-pass-1' };
 const CONFIG_TOPIC = 'homeassistant/device/outpost_controller_main/config';

@@ -1,7 +1,7 @@
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiscoveryPublisher } from '../../src/ha/publisher.js';
+import { DiscoveryPublisher } from '@outpost/runtime';
 import { waitFor } from '../helpers/wait.js';
 
 const TOPIC = 'homeassistant/device/outpost_controller_main/config';

@@ -1,6 +1,7 @@
 import {
   type Clock,
   createMqtt,
+  DiscoveryPublisher,
   type Logger,
   type OutpostMqtt,
   serveApp,
@@ -12,7 +13,6 @@ import { buildGateway, type Gateway } from '../gateway/app.js';
 import { type ListOptions, listSerialDevices } from '../io/serial-devices.js';
 import { createHeartbeat, createSystemPinger, type Heartbeat, parseSimulatorIp } from '../heartbeat/index.js';
 import { simulatorDiscovery, simulatorDiscoveryTopic, simulatorRunningTopic } from '../ha/discovery.js';
-import { DiscoveryPublisher } from '../ha/publisher.js';
 import { publishRunningState } from '../ha/running-state.js';
 import { registerSimulatorMetrics } from '../metrics/simulator-metrics.js';
 import { applyAutoStart } from './auto-start.js';

@@ -1,7 +1,7 @@
 import { encodePayload } from '@outpost/contracts';
 import type { MqttClient } from 'mqtt';
 import type { SimulatorService } from '../app/simulator-service.js';
-import type { DiscoveryLogger } from './publisher.js';
+import type { DiscoveryLogger } from '@outpost/runtime';
 
 /**
  * Retained `{"running": bool}` for HA's running sensor. The MQTT heartbeat only goes out in

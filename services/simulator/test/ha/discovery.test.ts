@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { simulatorDiscovery, simulatorDiscoveryTopic } from '../../src/ha/discovery.js';
 import { waitFor } from '../helpers/peers.js';
 import { startTestSim, type TestSim } from '../helpers/sim.js';
-import { BinarySensor, DeviceDiscovery, DeviceTracker, Sensor } from './ha-schema.js';
+import { homeassistant } from '@outpost/contracts';
+
+const { BinarySensor, DeviceDiscovery, DeviceTracker, Sensor } = homeassistant;
 
 const PLATFORM = { binary_sensor: BinarySensor, sensor: Sensor, device_tracker: DeviceTracker };
 type Cmp = Record<string, unknown> & { p: keyof typeof PLATFORM };

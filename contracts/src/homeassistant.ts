@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Home Assistant's documented MQTT discovery keys (device-based discovery and the platforms the
- * controller exposes), as strict schemas: an unknown or misspelt key fails the test.
+ * Home Assistant's documented MQTT discovery keys (device-based discovery and the platforms Outpost
+ * exposes), as strict schemas: an unknown or misspelt key is refused.
  */
 const Availability = z.array(
   z.strictObject({
