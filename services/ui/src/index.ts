@@ -1,5 +1,6 @@
 export { ApiError, type ApiOptions, apiFetch, errorText } from './api.js';
 export { AppShell, Banner, Card, ConnBadge, Flag } from './components/common.js';
+export { LoginForm, type LoginFormProps } from './components/login-form.js';
 export { GeoMap, type GeoMapProps, type MapPoint } from './components/geo-map.js';
 export { type Column, SortTable, type SortState, sortRows } from './components/sort-table.js';
 export { formatAge, formatDuration, formatNumber } from './format.js';

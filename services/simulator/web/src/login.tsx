@@ -1,62 +1,20 @@
-import { apiFetch, Banner, errorText } from '@outpost/ui';
-import { useState } from 'preact/hooks';
+import { apiFetch, LoginForm } from '@outpost/ui';
 
 export function Login({ onLogin, initialError }: {
   onLogin: (username: string | null, bypass: boolean) => void;
   initialError?: string | undefined;
 }) {
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(initialError ?? null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      const r = await apiFetch<{ username: string | null; bypass_auth: boolean }>('/api/auth/login', {
-        body: { username, password },
-      });
-      onLogin(r.username, r.bypass_auth);
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <main class="login card">
-      <h1>GPS simulator</h1>
-      <p class="muted">Log in to control the simulator.</p>
-      {error ? <Banner>{error}</Banner> : null}
-      <form onSubmit={submit}>
-        <label class="field">
-          <span>Username</span>
-          <input
-            type="text"
-            name="username"
-            autocomplete="username"
-            required
-            value={username}
-            onInput={(e) => setUsername(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Password</span>
-          <input
-            type="password"
-            name="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
-        <button type="submit" class="primary" disabled={busy}>
-          Log in
-        </button>
-      </form>
-    </main>
+    <LoginForm
+      title="GPS simulator"
+      subtitle="Log in to control the simulator."
+      initialError={initialError}
+      submit={async (username, password) => {
+        const r = await apiFetch<{ username: string | null; bypass_auth: boolean }>('/api/auth/login', {
+          body: { username, password },
+        });
+        onLogin(r.username, r.bypass_auth);
+      }}
+    />
   );
 }
