@@ -14,6 +14,8 @@ export interface ApiOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /** Extra request headers, e.g. a bearer token. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -24,7 +26,11 @@ export async function apiFetch<T>(path: string, opts: ApiOptions = {}): Promise<
   const init: RequestInit = {
     method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
     credentials: 'same-origin',
-    headers: opts.body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      accept: 'application/json',
+      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...opts.headers,
+    },
   };
   if (opts.body !== undefined) init.body = JSON.stringify(opts.body);
   if (opts.signal) init.signal = opts.signal;
