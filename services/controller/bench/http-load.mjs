@@ -55,6 +55,8 @@ async function measure(label, url, headers, pid) {
     errors: r.errors,
     timeouts: r.timeouts,
     server_cpu_pct: Math.round(((cpuSeconds(pid) - c0) / elapsed) * 100),
+    // CPU per answered request: steadier than throughput when the load generator shares the cores.
+    server_cpu_us_per_request: requests > 0 ? Math.round(((cpuSeconds(pid) - c0) / requests) * 1e6) : null,
   };
 }
 

@@ -69,7 +69,7 @@ async function main() {
     row('GET /api/generator/state p99', 3, ctl.latency_p99_ms, 'ms', {
       reference: `bare ${bare.latency_p99_ms} ms`,
       ratio: ctl.latency_p99_ms / bare.latency_p99_ms,
-      context: `p50 ${ctl.latency_p50_ms} vs ${bare.latency_p50_ms} ms; server CPU ${ctl.server_cpu_pct}% vs ${bare.server_cpu_pct}%`,
+      context: `p50 ${ctl.latency_p50_ms} vs ${bare.latency_p50_ms} ms; server CPU ${ctl.server_cpu_pct}% vs ${bare.server_cpu_pct}%, ${ctl.server_cpu_us_per_request} vs ${bare.server_cpu_us_per_request} µs per request`,
     }),
   );
   if (ctl.non_2xx || ctl.errors) {

@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   }
   if (!env.ALLOWED_IPS) logger.warn('ALLOWED_IPS is not set: every client address may reach the controller');
 
-  const { root, app } = buildGateway(svc, {
+  const app = buildGateway(svc, {
     logger,
     allowedIps: env.ALLOWED_IPS,
     trustedProxies: env.TRUSTED_PROXIES,
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     }),
   });
   metrics.register(app.metrics.registry, svc, heartbeat, clock);
-  const server = await serveApp(root, { port: listenPort(env), host: env.HOST });
+  const server = await serveApp(app, { port: listenPort(env), host: env.HOST });
   logger.info({ url: server.url }, 'controller listening');
 
   let stopping = false;

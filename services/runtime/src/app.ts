@@ -3,12 +3,12 @@ import { formatIssues } from '@outpost/contracts';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { mountDocs } from './docs.js';
-import { createMetrics, type Metrics, metricsMiddleware } from './metrics.js';
+import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
+import { isHardened, withSecurityHeaders } from './security-headers.js';
 
 /** A refusal with an HTTP status and the `detail` a client shows. */
 export class HttpError extends Error {
@@ -35,6 +35,12 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Paths not logged per request (health probes, metrics scrapes). */
   quietPaths?: string[];
+  /**
+   * Runs before every route (health and docs included) and before the body is read: allowlists,
+   * rate limits, authentication. A Response it returns is the answer (logged, counted, with the
+   * security headers); undefined lets the request through.
+   */
+  guard?: (c: Context) => Response | undefined | Promise<Response | undefined>;
 }
 
 export type OutpostApp = OpenAPIHono & { metrics: Metrics };
@@ -59,22 +65,40 @@ export function createApp(opts: AppOptions): OutpostApp {
   const app = new OpenAPIHono({ defaultHook: validationHook }) as OutpostApp;
   app.metrics = metrics;
 
+  // One front layer (each Hono middleware costs a small GET about a tenth of its time): the guard,
+  // timing, the request log, metrics and the security headers.
+  const observe = metricsRecorder(metrics);
+  const guard = opts.guard;
   app.use('*', async (c, next) => {
     const start = performance.now();
-    await next();
-    if (quiet.has(c.req.path)) return;
-    log.info(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: +(performance.now() - start).toFixed(2) },
-      'request',
-    );
+    try {
+      const refused = guard ? await guard(c) : undefined;
+      if (refused) c.res = refused;
+      else await next();
+    } finally {
+      const ms = performance.now() - start;
+      observe(c, ms);
+      if (!isHardened(c)) {
+        // Reassigning the same Response would make Hono copy it and drop headers set in place.
+        const hardened = withSecurityHeaders(c.res);
+        if (hardened !== c.res) c.res = hardened;
+      }
+      if (!quiet.has(c.req.path)) {
+        log.info(
+          { method: c.req.method, path: c.req.path, status: c.res.status, ms: +ms.toFixed(2) },
+          'request',
+        );
+      }
+    }
   });
-  app.use('*', metricsMiddleware(metrics));
-  app.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));
-  app.use(
+  const maxSize = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  // Only methods that carry a body: asking a GET for its body would build a full web Request.
+  app.on(
+    ['POST', 'PUT', 'PATCH', 'DELETE'],
     '*',
     bodyLimit({
-      maxSize: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
-      onError: (c) => c.json({ detail: `Request body larger than ${opts.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes` }, 413),
+      maxSize,
+      onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413),
     }),
   );
 

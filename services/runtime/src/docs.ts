@@ -16,7 +16,11 @@ const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
     file: 'swagger-ui-bundle.js',
     type: 'text/javascript; charset=utf-8',
   },
-  'redoc.standalone.js': { pkg: 'redoc', file: 'bundles/redoc.standalone.js', type: 'text/javascript; charset=utf-8' },
+  'redoc.standalone.js': {
+    pkg: 'redoc',
+    file: 'bundles/redoc.standalone.js',
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 const cache = new Map<string, Buffer>();
@@ -37,14 +41,13 @@ const page = (title: string, head: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`;
 
 export function mountDocs(app: OpenAPIHono, title: string, specPath = '/api/openapi.json'): void {
-  app.get('/api/docs/assets/init.js', (c) =>
-    c.body(
-      `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true });`,
-      200,
-      { 'content-type': 'text/javascript; charset=utf-8' },
-    ),
-  );
+  const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true });`;
+  // One route for every asset: a fixed path beside a parameter would cost every request the
+  // slower router (Hono's RegExpRouter refuses that overlap).
   app.get('/api/docs/assets/:name', async (c) => {
+    if (c.req.param('name') === 'init.js') {
+      return c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' });
+    }
     const body = await asset(c.req.param('name'));
     if (!body) return c.json({ detail: 'Not found' }, 404);
     const spec = ASSETS[c.req.param('name')]!;

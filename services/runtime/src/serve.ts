@@ -1,5 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { HardenedResponse } from './security-headers.js';
 
 export interface RunningServer {
   port: number;
@@ -18,21 +20,30 @@ export function serveApp(
 ): Promise<RunningServer> {
   const host = opts.host ?? '0.0.0.0';
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: opts.port, hostname: host }, (info: AddressInfo) => {
-      server.off('error', reject);
-      const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-      resolve({
-        port: info.port,
-        url: `http://${shown}:${info.port}`,
-        server,
-        close: () =>
-          new Promise<void>((done) => {
-            const s = server as unknown as { closeAllConnections?: () => void };
-            server.close(() => done());
-            s.closeAllConnections?.();
-          }),
-      });
-    });
+    const server = serve(
+      {
+        fetch: app.fetch,
+        port: opts.port,
+        hostname: host,
+        serverOptions: { ServerResponse: HardenedResponse as typeof ServerResponse },
+      },
+      (info: AddressInfo) => {
+        server.off('error', reject);
+        const shown =
+          host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+        resolve({
+          port: info.port,
+          url: `http://${shown}:${info.port}`,
+          server,
+          close: () =>
+            new Promise<void>((done) => {
+              const s = server as unknown as { closeAllConnections?: () => void };
+              server.close(() => done());
+              s.closeAllConnections?.();
+            }),
+        });
+      },
+    );
     server.once('error', reject);
     onServer?.(server);
   });

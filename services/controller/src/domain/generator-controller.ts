@@ -1,4 +1,4 @@
-import type { HoaPosition, OverrideType } from '@outpost/contracts';
+import type { generator, HoaPosition, OverrideType } from '@outpost/contracts';
 import { TimerSlot } from './clock.js';
 import { GeneratorCore } from './controller-core.js';
 import { DomainError } from './errors.js';
@@ -442,8 +442,45 @@ export class GeneratorController extends GeneratorCore {
     });
   }
 
+  private lastView: Readonly<generator.GeneratorState & { slave_relay_on: boolean | null }> | null = null;
+  private lastViewAt = {
+    state: this.state,
+    phase: this.phase,
+    hoa: this.hoa,
+    bms: false,
+    relay: null as boolean | null,
+    now: -1,
+  };
+
+  /**
+   * The state as clients see it. The same object while nothing it derives from has changed
+   * (state, phase, inputs, the clock's millisecond), so a busy read path neither rebuilds nor
+   * re-serialises it. Frozen: callers share it.
+   */
   override view() {
-    return { ...super.view(), slave_relay_on: this.slaveRelayOn };
+    const now = this.now;
+    const at = this.lastViewAt;
+    if (
+      this.lastView &&
+      at.now === now &&
+      at.state === this.state &&
+      at.phase === this.phase &&
+      at.hoa === this.hoa &&
+      at.bms === this.bmsActive &&
+      at.relay === this.slaveRelayOn
+    ) {
+      return this.lastView;
+    }
+    this.lastViewAt = {
+      state: this.state,
+      phase: this.phase,
+      hoa: this.hoa,
+      bms: this.bmsActive,
+      relay: this.slaveRelayOn,
+      now,
+    };
+    this.lastView = Object.freeze({ ...super.view(), slave_relay_on: this.slaveRelayOn });
+    return this.lastView;
   }
 
   // ---- the state-machine tick -------------------------------------------------------------------

@@ -6,17 +6,17 @@ import { DomainError } from '../domain/errors.js';
 import type { Actor } from '../domain/types.js';
 
 /** What the network gate hands to every route: the client address and the verified token. */
-export interface GatewayBindings {
+export interface GatewayVariables {
   clientIp: string;
   auth: TokenClaims | null;
 }
-export type GatewayEnv = { Bindings: GatewayBindings };
+export type GatewayEnv = { Variables: GatewayVariables };
 
 export const router = () => new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook });
 
 export const actorOf = (c: Context<GatewayEnv>): Actor => ({
-  who: c.env.auth?.username ?? 'anonymous',
-  from: c.env.clientIp,
+  who: c.get('auth')?.username ?? 'anonymous',
+  from: c.get('clientIp'),
 });
 
 const STATUS: Record<string, 409 | 503 | 422> = {

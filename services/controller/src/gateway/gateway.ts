@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApp, mountWebConsole, type OutpostApp } from '@outpost/runtime';
-import { Hono } from 'hono';
-import { secureHeaders } from 'hono/secure-headers';
+import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { auditEntries } from '../db/audit-store.js';
 import type { ControllerService } from '../service.js';
-import type { GatewayBindings } from './context.js';
+import type { GatewayEnv, GatewayVariables } from './context.js';
 import { errorResponses, router } from './context.js';
 import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';
 import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
@@ -42,17 +41,52 @@ const isPublic = (path: string) =>
   PUBLIC_API.has(path) || path.startsWith('/api/docs/') || path.startsWith('/api/redoc/');
 
 interface NodeBindings {
-  incoming?: { socket?: { remoteAddress?: string } };
+  incoming?: { socket?: { remoteAddress?: string }; headers?: Record<string, string | string[] | undefined> };
 }
 
-/**
- * The controller's HTTP front: allowlist, rate limits and bearer auth in front of the documented
- * routes. `fetch` is what the server runs; `app` carries the OpenAPI document.
- */
-export function buildGateway(svc: ControllerService, opts: GatewayOptions): { root: Hono; app: OutpostApp } {
+/** The controller's HTTP front: allowlist, rate limits and bearer auth in front of the documented routes. */
+export function buildGateway(svc: ControllerService, opts: GatewayOptions): OutpostApp {
   const allowed = parseRanges(opts.allowedIps, 'ALLOWED_IPS');
   const trusted = parseRanges(opts.trustedProxies, 'TRUSTED_PROXIES');
   const limiter = new RateLimitGate(opts.rateLimits);
+
+  // Allowlist, then rate limit, then bearer token, before any route or body is touched.
+  const guard = async (
+    c: Context<GatewayEnv & { Bindings: NodeBindings }>,
+  ): Promise<Response | undefined> => {
+    const path = c.req.path;
+    // Read from Node's own header object when there is one: asking Hono builds web Headers per request.
+    const nodeHeaders = c.env?.incoming?.headers;
+    const header = (name: string) =>
+      nodeHeaders ? (nodeHeaders[name] as string | undefined) : c.req.header(name);
+    const ip = clientAddress(c.env?.incoming?.socket?.remoteAddress, header('x-forwarded-for'), trusted);
+    if (allowed.length > 0 && !inRanges(ip, allowed)) {
+      opts.logger.warn({ ip, path }, 'client refused by the allowlist');
+      return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
+    }
+    const wait = await limiter.check(path, ip);
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return c.json({ detail: 'Too many requests' }, 429);
+    }
+    let auth: GatewayVariables['auth'] = null;
+    if (path.startsWith('/api/') && !isPublic(path)) {
+      const match = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '');
+      auth = match ? await svc.auth.verify(match[1] as string) : null;
+      if (!auth) {
+        c.header('WWW-Authenticate', 'Bearer');
+        return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
+      }
+      if (isNotifierPath(path)) {
+        if (!opts.notifier)
+          return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
+        return opts.notifier(c.req.raw, auth.username);
+      }
+    }
+    c.set('clientIp', ip);
+    c.set('auth', auth);
+    return undefined;
+  };
 
   const app = createApp({
     service: 'controller',
@@ -62,6 +96,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
     description:
       'Generator control: state, start/stop, arming, overrides, runtime limits, schedules, webhooks.',
     health: opts.health,
+    guard: guard as unknown as (c: Context) => Promise<Response | undefined>,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -100,38 +135,5 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): { ro
   mount(audit);
   // The console's built files (web/dist) at /, after the API so no file can shadow a route.
   mountWebConsole(app, { dir: WEB_DIR });
-
-  const root = new Hono<{ Bindings: NodeBindings }>();
-  root.use('*', secureHeaders({ crossOriginEmbedderPolicy: false }));
-  root.all('*', async (c) => {
-    const peer = c.env?.incoming?.socket?.remoteAddress;
-    const ip = clientAddress(peer, c.req.header('x-forwarded-for'), trusted);
-    if (allowed.length > 0 && !inRanges(ip, allowed)) {
-      opts.logger.warn({ ip, path: c.req.path }, 'client refused by the allowlist');
-      return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
-    }
-    const wait = await limiter.check(c.req.path, ip);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return c.json({ detail: 'Too many requests' }, 429);
-    }
-    let auth: GatewayBindings['auth'] = null;
-    if (c.req.path.startsWith('/api/') && !isPublic(c.req.path)) {
-      const header = c.req.header('authorization') ?? '';
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      auth = match ? await svc.auth.verify(match[1] as string) : null;
-      if (!auth) {
-        c.header('WWW-Authenticate', 'Bearer');
-        return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
-      }
-    }
-    if (auth && isNotifierPath(c.req.path)) {
-      if (!opts.notifier)
-        return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
-      return opts.notifier(c.req.raw, auth.username);
-    }
-    const bindings: GatewayBindings & NodeBindings = { ...(c.env ?? {}), clientIp: ip, auth };
-    return app.fetch(c.req.raw, bindings);
-  });
-  return { root: root as unknown as Hono, app };
+  return app;
 }

@@ -4,12 +4,23 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Addr, number];
 
-function normalize(ip: string): Addr | null {
+/** Parsed addresses by their text: a busy gateway sees the same few peers over and over. */
+const parsed = new Map<string, { addr: Addr; text: string } | null>();
+const PARSED_MAX = 16_384;
+
+/** The address and its canonical text (IPv4-mapped IPv6 as IPv4), or null when not an address. */
+function normalize(ip: string): { addr: Addr; text: string } | null {
+  let hit = parsed.get(ip);
+  if (hit !== undefined) return hit;
   try {
-    return ipaddr.process(ip.trim().replace(/^\[|\]$/g, ''));
+    const addr = ipaddr.process(ip.trim().replace(/^\[|\]$/g, ''));
+    hit = { addr, text: addr.toString() };
   } catch {
-    return null;
+    hit = null;
   }
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(ip, hit);
+  return hit;
 }
 
 /** Parses `10.0.0.5, 192.168.1.0/24, ::1` into ranges; throws naming a bad entry. */
@@ -37,7 +48,7 @@ export function parseRanges(list: string | undefined, name: string): Range[] {
 }
 
 export function inRanges(ip: string, ranges: Range[]): boolean {
-  const addr = normalize(ip);
+  const addr = normalize(ip)?.addr;
   if (!addr) return false;
   return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
 }
@@ -51,7 +62,7 @@ export function clientAddress(
   forwardedFor: string | undefined,
   trusted: Range[],
 ): string {
-  const direct = peer ? (normalize(peer)?.toString() ?? peer) : 'unknown';
+  const direct = peer ? (normalize(peer)?.text ?? peer) : 'unknown';
   if (!peer || trusted.length === 0 || !inRanges(peer, trusted) || !forwardedFor) return direct;
   const hops = forwardedFor
     .split(',')
@@ -60,7 +71,7 @@ export function clientAddress(
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalize(hops[i] as string);
     if (!hop) return direct;
-    if (!inRanges(hop.toString(), trusted)) return hop.toString();
+    if (!inRanges(hop.text, trusted)) return hop.text;
   }
   return direct;
 }

@@ -32,7 +32,7 @@ export function authRoutes(svc: ControllerService) {
       await writeAudit(svc.db, {
         at,
         who: username,
-        from: c.env.clientIp,
+        from: c.get('clientIp'),
         action: token ? 'auth.login' : 'auth.login_failed',
       });
       if (!token) throw new HttpError(401, 'Invalid username or password', { 'WWW-Authenticate': 'Bearer' });
@@ -57,7 +57,7 @@ export function authRoutes(svc: ControllerService) {
       },
     }),
     async (c) => {
-      const claims = c.env.auth!;
+      const claims = c.get('auth')!;
       const user = await svc.auth.user(claims.username);
       return c.json(
         {
@@ -78,7 +78,7 @@ export function authRoutes(svc: ControllerService) {
       responses: { 200: json(generator.ActionResponse), ...errorResponses([401]) },
     }),
     async (c) => {
-      await svc.auth.logout(c.env.auth!);
+      await svc.auth.logout(c.get('auth')!);
       const a = actorOf(c);
       await writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action: 'auth.logout' });
       return c.json({ success: true, message: 'Token revoked' }, 200);

@@ -126,7 +126,7 @@ describe('authentication', () => {
 describe('rate limits and headers', () => {
   it('/api/auth allows 5 requests per minute per client, then 429 with Retry-After', async () => {
     t = await testApp(database);
-    const { root } = buildGateway(t.svc, { logger: pino({ level: 'silent' }) });
+    const root = buildGateway(t.svc, { logger: pino({ level: 'silent' }) });
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 6; i++) {
@@ -145,7 +145,7 @@ describe('rate limits and headers', () => {
 
   it('/api allows 30 requests per second per client, then 429', async () => {
     t = await testApp(database);
-    const { root } = buildGateway(t.svc, { logger: pino({ level: 'silent' }) });
+    const root = buildGateway(t.svc, { logger: pino({ level: 'silent' }) });
     const results = await Promise.all(
       Array.from({ length: 31 }, () =>
         root.request('/api/generator/state', { headers: { authorization: `Bearer ${t.token}` } }),
@@ -169,7 +169,7 @@ describe('rate limits and headers', () => {
 describe('IP allowlist over a real socket', () => {
   const serve = async (allowedIps: string, trustedProxies?: string) => {
     t = await testApp(database);
-    const { root } = buildGateway(t.svc, { logger: pino({ level: 'silent' }), allowedIps, trustedProxies });
+    const root = buildGateway(t.svc, { logger: pino({ level: 'silent' }), allowedIps, trustedProxies });
     return serveApp(root, { port: 0, host: '127.0.0.1' });
   };
 

@@ -67,7 +67,7 @@ export async function testApp(database: Database, opts: TestAppOptions = {}) {
     },
   });
   await svc.auth.ensureAdmin(ADMIN.username, ADMIN.password);
-  const { root, app } = buildGateway(svc, {
+  const app = buildGateway(svc, {
     logger,
     rateLimits: { apiPerSecond: 10_000, authPerMinute: 10_000 },
     ...opts.gateway,
@@ -86,7 +86,7 @@ export async function testApp(database: Database, opts: TestAppOptions = {}) {
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
     }
-    const res = await root.request(path, init);
+    const res = await app.request(path, init);
     const text = await res.text();
     // biome-ignore lint/suspicious/noExplicitAny: tests inspect JSON bodies freely
     let json: any = null;
@@ -107,7 +107,6 @@ export async function testApp(database: Database, opts: TestAppOptions = {}) {
   else tokens.set(database, await login());
   return {
     svc,
-    root,
     app,
     clock,
     relay,
