@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eq, isNull } from 'drizzle-orm';
+import { eq, isNull, sql } from 'drizzle-orm';
 import type {
   CommitBatch,
   ControllerRepository,
@@ -83,6 +83,10 @@ export class SqlControllerRepository implements ControllerRepository {
   async commit(batch: CommitBatch): Promise<{ runId: number | null }> {
     const now = this.clock.now();
     return this.db.transaction(async (tx) => {
+      // Visible at once and ordered before what follows; on disk with the next commit's flush
+      // (PostgreSQL flushes the WAL in order). A crash in between can lose only this transaction
+      // (the start's state row and audit line); the boot reset rewrites the state anyway.
+      if (batch.flushWithNext) await tx.execute(sql`set local synchronous_commit = off`);
       let runId: number | null = null;
       if (batch.createRun) {
         const { ref: _ref, ...values } = batch.createRun;

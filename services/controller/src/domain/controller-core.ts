@@ -294,7 +294,12 @@ export class GeneratorCore {
       details: { trigger: cmd.trigger, duration_minutes: duration, notes: cmd.notes ?? null },
     };
     try {
-      await this.writes.enqueue({ label: 'start:state', state: next, audit: [audit] }, false);
+      // Spec start sequence: the state row first, then the relay. Its flush rides on the run
+      // record's commit right after the relay command, keeping the fsync off the start latency.
+      await this.writes.enqueue(
+        { label: 'start:state', state: next, audit: [audit], flushWithNext: true },
+        false,
+      );
     } catch (err) {
       this.transition('start_failed');
       this.deps.logger.error({ err }, 'start refused: database write failed');

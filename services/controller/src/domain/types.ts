@@ -150,6 +150,12 @@ export interface CommitBatch {
   /** Built at commit time so they can carry the id of the run created in the same transaction. */
   events?: (runId: number | null) => EventDraft[];
   audit?: AuditDraft[];
+  /**
+   * Commit without waiting for the disk flush: made durable by the next ordinary commit. Only for
+   * a write another commit follows at once (the start's state row, then its run record), so the
+   * relay command is not held behind an fsync.
+   */
+  flushWithNext?: boolean;
 }
 
 export interface OpenRun {

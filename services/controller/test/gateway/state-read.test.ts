@@ -29,7 +29,8 @@ describe('GET /api/generator/state over a real socket', () => {
       const res = await fetch(`${srv.url}/api/generator/state`, {
         headers: { authorization: `Bearer ${t.token}` },
       });
-      return { status: res.status, type: res.headers.get('content-type'), body: await res.json() };
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads JSON fields freely
+      return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
     };
     try {
       const first = await get();
