@@ -60,7 +60,9 @@ export type NmeaSelection = z.infer<typeof NmeaSelection>;
 export const SerialDevicePath = z
   .string()
   .max(255)
-  .regex(/^\/dev\/[A-Za-z0-9._/-]+$/, 'expected a /dev/ path');
+  .regex(/^\/dev\/[A-Za-z0-9._/-]+$/, 'expected a /dev/ path')
+  // `..` would walk out of /dev (e.g. /dev/../etc/shadow).
+  .refine((p) => !p.split('/').includes('..'), 'expected a /dev/ path without ".." segments');
 export const SerialConfig = z
   .object({
     /** null clears the selection. */

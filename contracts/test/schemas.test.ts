@@ -189,3 +189,15 @@ describe('enums', () => {
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);
   });
 });
+
+describe('serial device paths', () => {
+  it.each(['/dev/ttyUSB0', '/dev/serial/by-id/usb-FTDI_FT232R-if00-port0', '/dev/ttyACM1'])('accepts %s', (p) => {
+    expect(simulator.SerialDevicePath.safeParse(p).success).toBe(true);
+  });
+  it.each(['/dev/../etc/shadow', '/dev/../tmp/x', '/dev/serial/../../etc/passwd', '/tmp/ttyUSB0', '/dev/'])(
+    'refuses %s',
+    (p) => {
+      expect(simulator.SerialDevicePath.safeParse(p).success).toBe(false);
+    },
+  );
+});

@@ -1,3 +1,4 @@
+import { simulator } from '@outpost/contracts';
 import type { SimulatorConfig } from '../config.js';
 import { expandTargets, START_MESSAGES } from '../domain/start-validation.js';
 import type { SimulatorService } from './simulator-service.js';
@@ -62,7 +63,7 @@ export function applyAutoStart(env: AutoStartEnv, service: SimulatorService): bo
     throw new AutoStartConfigError(
       `${prefix}: AUTO_START_EFB_TARGET_IPS has invalid entries: ${bad.join(', ')}`,
     );
-  if (env.AUTO_START_USB_DEVICE !== '' && !env.AUTO_START_USB_DEVICE.startsWith('/dev/')) {
+  if (env.AUTO_START_USB_DEVICE !== '' && !simulator.SerialDevicePath.safeParse(env.AUTO_START_USB_DEVICE).success) {
     throw new AutoStartConfigError(`${prefix}: AUTO_START_USB_DEVICE must be a /dev/ path`);
   }
 

@@ -151,4 +151,14 @@ describe('AUTO_START_* at boot', () => {
       'AUTO_START_MODE=standalone cannot start: AUTO_START_AIRPORT ZZZZ is not in the airport database',
     );
   });
+
+  it('an AUTO_START_USB_DEVICE outside /dev is a configuration error', async () => {
+    const err = await startTestSim({
+      AUTO_START_MODE: 'standalone',
+      AUTO_START_USB_ENABLED: 'true',
+      AUTO_START_USB_DEVICE: '/dev/../etc/shadow',
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(AutoStartConfigError);
+    expect(err.message).toBe('AUTO_START_MODE=standalone cannot start: AUTO_START_USB_DEVICE must be a /dev/ path');
+  });
 });
