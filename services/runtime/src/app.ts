@@ -6,6 +6,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
+import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
 import { mountDocs } from './docs.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
 import { isHardened, withSecurityHeaders } from './security-headers.js';
@@ -113,6 +114,13 @@ export function createApp(opts: AppOptions): OutpostApp {
       return c.json({ detail }, status);
     }
     if (err instanceof SyntaxError) return c.json({ detail: 'Malformed JSON in request body' }, 400);
+    if (isDatabaseUnavailable(err)) {
+      log.warn(
+        { err: (err as Error).message, method: c.req.method, path: c.req.path },
+        'database unavailable',
+      );
+      return c.json({ detail: DATABASE_UNAVAILABLE_DETAIL }, 503);
+    }
     log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
     return c.json({ detail: 'Internal server error' }, 500);
   });

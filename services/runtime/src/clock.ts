@@ -74,7 +74,8 @@ export class ManualClock implements Clock {
     for (;;) {
       let next: ManualTimer | undefined;
       for (const t of this.timers.values()) {
-        if (t.due <= targetMs && (!next || t.due < next.due || (t.due === next.due && t.id < next.id))) next = t;
+        if (t.due <= targetMs && (!next || t.due < next.due || (t.due === next.due && t.id < next.id)))
+          next = t;
       }
       if (!next) break;
       this.current = Math.max(this.current, next.due);

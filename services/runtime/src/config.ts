@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 /** Variables every service reads (ARCHITECTURE.md, "Running"). */
 export const baseEnvShape = {
-  MQTT_URL: z.string().regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port').optional(),
+  MQTT_URL: z
+    .string()
+    .regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port')
+    .optional(),
   MQTT_USERNAME: z.string().min(1).optional(),
   MQTT_PASSWORD: z.string().min(1).optional(),
   MQTT_TOPIC_PREFIX: z
@@ -16,7 +19,10 @@ export const baseEnvShape = {
     .pipe(z.enum(['fatal', 'error', 'warn', 'warning', 'info', 'debug', 'trace', 'silent']))
     .transform((v) => (v === 'warning' ? 'warn' : v))
     .default('info'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected postgres://…')
+    .optional(),
   SERVICE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'only letters, digits, "_" and "-"')
@@ -33,7 +39,8 @@ export const envBool = (defaultValue: boolean) =>
     .default(defaultValue);
 
 /** A TCP/UDP port number from the environment. */
-export const envPort = (defaultValue: number) => z.coerce.number().int().min(0).max(65535).default(defaultValue);
+export const envPort = (defaultValue: number) =>
+  z.coerce.number().int().min(0).max(65535).default(defaultValue);
 
 export class ConfigError extends Error {
   constructor(
@@ -49,7 +56,10 @@ export class ConfigError extends Error {
  * Parses the environment against a schema. An empty string counts as unset so that `FOO=` in a unit
  * file falls back to the default. Throws ConfigError naming the first bad variable.
  */
-export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function parseConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   const input: Record<string, string> = {};
   for (const key of Object.keys(schema.shape)) {
     const value = env[key];
@@ -59,12 +69,16 @@ export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Proces
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const variable = String(issue.path[0] ?? 'environment');
-  const detail = issue.code === 'invalid_type' && input[variable] === undefined ? 'required but not set' : issue.message;
+  const detail =
+    issue.code === 'invalid_type' && input[variable] === undefined ? 'required but not set' : issue.message;
   throw new ConfigError(variable, detail);
 }
 
 /** parseConfig for a process entry point: a bad variable prints one line naming it and exits 1. */
-export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   try {
     return parseConfig(schema, env);
   } catch (err) {

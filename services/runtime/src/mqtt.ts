@@ -12,7 +12,7 @@ import {
   topicFilter,
   topicFor,
 } from '@outpost/contracts';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type MqttClient, Store } from 'mqtt';
 import type { Logger } from 'pino';
 
 export class RequestTimeoutError extends Error {
@@ -47,13 +47,41 @@ export interface MqttOptions {
   waitForConnect?: boolean;
 }
 
-type Handler<K extends TopicKey> = (payload: PayloadOf<K>, params: TopicParams<K>, topic: string) => void | Promise<void>;
+type Handler<K extends TopicKey> = (
+  payload: PayloadOf<K>,
+  params: TopicParams<K>,
+  topic: string,
+) => void | Promise<void>;
 
 interface Subscription {
   key: TopicKey;
   filter: string;
   qos: 0 | 1;
   handler: Handler<TopicKey>;
+}
+
+type StorePacket = Parameters<Store['put']>[0];
+
+/**
+ * mqtt.js resends unacknowledged QoS 1 publishes when it reconnects, before its `connect` event:
+ * a relay ON issued just before the broker died would reach the node after the outage. This store
+ * remembers which in-flight packets are commands so they can be dropped when the connection goes.
+ */
+class CommandTrackingStore extends Store {
+  readonly inflightCommands = new Set<number>();
+  constructor(private readonly isCommand: (topic: string) => boolean) {
+    super();
+  }
+  override put(packet: StorePacket, cb: Parameters<Store['put']>[1]): this {
+    if (packet.cmd === 'publish' && packet.messageId && this.isCommand(packet.topic)) {
+      this.inflightCommands.add(packet.messageId);
+    }
+    return super.put(packet, cb);
+  }
+  override del(packet: Parameters<Store['del']>[0], cb: Parameters<Store['del']>[1]): this {
+    if (packet.messageId !== undefined) this.inflightCommands.delete(packet.messageId);
+    return super.del(packet, cb);
+  }
 }
 
 /**
@@ -70,6 +98,9 @@ export class OutpostMqtt {
   private readonly responseFilters = new Set<string>();
   private readonly log: Logger;
   private closed = false;
+  /** Full topics this client has published commands on. */
+  private readonly commandTopics = new Set<string>();
+  private readonly outgoing = new CommandTrackingStore((topic) => this.commandTopics.has(topic));
 
   constructor(private readonly opts: MqttOptions) {
     this.prefix = opts.prefix ?? 'outpost';
@@ -87,6 +118,7 @@ export class OutpostMqtt {
       // Messages published while offline are dropped by publish() for commands; telemetry is not worth queueing.
       queueQoSZero: false,
       will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
+      outgoingStore: this.outgoing,
     };
     this.client = mqtt.connect(opts.url, options);
     this.client.on('connect', (ack) => {
@@ -98,6 +130,11 @@ export class OutpostMqtt {
     });
     this.client.on('close', () => {
       if (!this.closed) this.log.warn('broker connection closed');
+      // A command not acknowledged before the connection went is void: never resent after the outage.
+      for (const id of [...this.outgoing.inflightCommands]) {
+        this.outgoing.inflightCommands.delete(id);
+        this.client.removeOutgoingMessage(id);
+      }
     });
     this.client.on('error', (err) => this.log.warn({ err: err.message }, 'broker error'));
     this.client.on('message', (topic, payload) => this.dispatch(topic, payload));
@@ -146,17 +183,26 @@ export class OutpostMqtt {
     const topic = topicFor(key, params, this.prefix);
     const body = encodePayload(key, payload);
     if (spec.command && !this.client.connected) throw new NotConnectedError(topic);
+    if (spec.command) this.commandTopics.add(topic);
     if (!this.client.connected && spec.qos === 0) return;
     await this.client.publishAsync(topic, body, { qos: spec.qos, retain: opts.retain ?? spec.retain });
   }
 
   /** Publishes an arbitrary payload (HA discovery removal, raw strings); prefer publish(). */
-  async publishRaw(topic: string, payload: string | Buffer, opts: { qos?: 0 | 1; retain?: boolean } = {}): Promise<void> {
+  async publishRaw(
+    topic: string,
+    payload: string | Buffer,
+    opts: { qos?: 0 | 1; retain?: boolean } = {},
+  ): Promise<void> {
     await this.client.publishAsync(topic, payload, { qos: opts.qos ?? 1, retain: opts.retain ?? false });
   }
 
   /** Subscribes to a topic of the contract; omitted params become `+`. Bad payloads are logged and dropped. */
-  async subscribe<K extends TopicKey>(key: K, params: Partial<TopicParams<K>>, handler: Handler<K>): Promise<void> {
+  async subscribe<K extends TopicKey>(
+    key: K,
+    params: Partial<TopicParams<K>>,
+    handler: Handler<K>,
+  ): Promise<void> {
     const filter = topicFilter(key, params, this.prefix);
     const qos = TOPICS[key].qos;
     this.subs.push({ key, filter, qos, handler: handler as unknown as Handler<TopicKey> });
@@ -218,7 +264,9 @@ export class OutpostMqtt {
       try {
         const out = sub.handler(decoded.value, params, topic);
         if (out && typeof (out as Promise<void>).catch === 'function') {
-          (out as Promise<void>).catch((err: unknown) => this.log.error({ err, topic }, 'message handler failed'));
+          (out as Promise<void>).catch((err: unknown) =>
+            this.log.error({ err, topic }, 'message handler failed'),
+          );
         }
       } catch (err) {
         this.log.error({ err, topic }, 'message handler failed');
@@ -232,7 +280,10 @@ export class OutpostMqtt {
     this.closed = true;
     if (this.client.connected) {
       try {
-        await withTimeout(this.client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }), 2000);
+        await withTimeout(
+          this.client.publishAsync(this.availabilityTopic, 'offline', { qos: 1, retain: true }),
+          2000,
+        );
         await withTimeout(this.client.endAsync(false), 2000);
         return;
       } catch {

@@ -30,7 +30,9 @@ export function reachable(host: string, port: number, timeoutMs = 500): Promise<
  * The URL of a peer from its TEST_* variable (or the machine default), or null when it does not
  * answer. Under CI a missing peer throws, so the suite fails instead of skipping.
  */
-export async function peerUrl(name: 'TEST_DATABASE_URL' | 'TEST_MQTT_URL' | 'TEST_REDIS_URL'): Promise<string | null> {
+export async function peerUrl(
+  name: 'TEST_DATABASE_URL' | 'TEST_MQTT_URL' | 'TEST_REDIS_URL',
+): Promise<string | null> {
   const url = process.env[name] ?? DEFAULTS[name]!;
   const u = new URL(url);
   const defaultPort = u.protocol.startsWith('postgres') ? 5432 : u.protocol.startsWith('redis') ? 6379 : 1883;

@@ -11,13 +11,20 @@ function makeApp() {
     bodyLimit: 1024,
     health: () => ({ broker: 'connected' }),
   });
-  const Body = z.object({ minutes: z.number().int().min(1).max(1440), notes: z.string().max(5).optional() }).strict();
+  const Body = z
+    .object({ minutes: z.number().int().min(1).max(1440), notes: z.string().max(5).optional() })
+    .strict();
   app.openapi(
     createRoute({
       method: 'post',
       path: '/api/things',
       request: { body: { content: { 'application/json': { schema: Body } }, required: true } },
-      responses: { 200: { description: 'ok', content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } } } },
+      responses: {
+        200: {
+          description: 'ok',
+          content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } },
+        },
+      },
     }),
     (c) => c.json({ ok: true }, 200),
   );
@@ -37,7 +44,12 @@ describe('createApp', () => {
   it('answers /health with status and extras', async () => {
     const res = await makeApp().request('/health');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'healthy', service: 'demo', version: '1.2.3', broker: 'connected' });
+    expect(await res.json()).toMatchObject({
+      status: 'healthy',
+      service: 'demo',
+      version: '1.2.3',
+      broker: 'connected',
+    });
   });
 
   it('maps unparseable JSON to 400 {detail}', async () => {

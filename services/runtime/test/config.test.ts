@@ -4,12 +4,23 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { baseEnvShape, ConfigError, envBool, envPort, parseConfig } from '../src/config.js';
 
-const schema = z.object({ ...baseEnvShape, PORT: envPort(8000), MOCK: envBool(false), SECRET: z.string().min(16) });
+const schema = z.object({
+  ...baseEnvShape,
+  PORT: envPort(8000),
+  MOCK: envBool(false),
+  SECRET: z.string().min(16),
+});
 
 describe('parseConfig', () => {
   it('applies the documented defaults', () => {
     const cfg = parseConfig(schema, { SECRET: 'x'.repeat(16) });
-    expect(cfg).toMatchObject({ PORT: 8000, MOCK: false, MQTT_TOPIC_PREFIX: 'outpost', DATA_DIR: './data', SERVICE_ID: 'main' });
+    expect(cfg).toMatchObject({
+      PORT: 8000,
+      MOCK: false,
+      MQTT_TOPIC_PREFIX: 'outpost',
+      DATA_DIR: './data',
+      SERVICE_ID: 'main',
+    });
   });
 
   it('treats an empty value as unset', () => {
@@ -17,7 +28,13 @@ describe('parseConfig', () => {
   });
 
   it('reads booleans the way unit files write them', () => {
-    for (const [raw, want] of [['true', true], ['1', true], ['YES', true], ['off', false], ['0', false]] as const) {
+    for (const [raw, want] of [
+      ['true', true],
+      ['1', true],
+      ['YES', true],
+      ['off', false],
+      ['0', false],
+    ] as const) {
       expect(parseConfig(schema, { SECRET: 'x'.repeat(16), MOCK: raw }).MOCK).toBe(want);
     }
   });
@@ -30,7 +47,9 @@ describe('parseConfig', () => {
   });
 
   it('says a required variable is not set', () => {
-    expect(() => parseConfig(schema, {})).toThrow('Invalid environment variable SECRET: required but not set');
+    expect(() => parseConfig(schema, {})).toThrow(
+      'Invalid environment variable SECRET: required but not set',
+    );
   });
 
   it('stops a process with exactly one line naming the variable', () => {

@@ -17,10 +17,14 @@ describe('createLogger', () => {
   it('never writes secrets, at any depth', () => {
     const { lines, destination } = capture();
     const log = createLogger({ service: 't', level: 'info', destination });
-    log.info({ password: 'hunter2-top', config: { bot_token: 'tok-123456' }, a: { b: { api_token: 'deep-1' } } }, 'x');
+    log.info(
+      { password: 'hunter2-top', config: { bot_token: 'tok-123456' }, a: { b: { api_token: 'deep-1' } } },
+      'x',
+    );
     log.child({ component: 'http' }).info({ req: { headers: { authorization: 'Bearer abc.def.ghi' } } }, 'y');
     const out = lines.join('');
-    for (const secret of ['hunter2-top', 'tok-123456', 'deep-1', 'abc.def.ghi']) expect(out).not.toContain(secret);
+    for (const secret of ['hunter2-top', 'tok-123456', 'deep-1', 'abc.def.ghi'])
+      expect(out).not.toContain(secret);
     expect(out).toContain('[redacted]');
     expect(out).toContain('"component":"http"');
   });

@@ -20,7 +20,9 @@ const until = async (cond: () => boolean, ms = 5000) => {
 function watcher(brokerUrl: string, filter: string) {
   const got: { topic: string; payload: string; retain: boolean }[] = [];
   const c = mqtt.connect(brokerUrl, { clientId: `watch-${randomUUID()}` });
-  c.on('message', (topic, payload, packet) => got.push({ topic, payload: payload.toString(), retain: packet.retain }));
+  c.on('message', (topic, payload, packet) =>
+    got.push({ topic, payload: payload.toString(), retain: packet.retain }),
+  );
   const ready = c.subscribeAsync(filter, { qos: 1 });
   return { got, ready, close: () => c.endAsync(true) };
 }
@@ -52,7 +54,14 @@ describe.skipIf(!url)('runtime MQTT client against Mosquitto (TEST_MQTT_URL)', (
     await other.publish(
       'simulatorHeartbeat',
       { id: 'sim2' },
-      { sim_reachable: true, receiving_udp: false, uptime_seconds: 5, mode: 'rebroadcaster', running: true, timestamp_ms: Date.now() },
+      {
+        sim_reachable: true,
+        receiving_udp: false,
+        uptime_seconds: 5,
+        mode: 'rebroadcaster',
+        running: true,
+        timestamp_ms: Date.now(),
+      },
     );
     await until(() => seen.length === 1);
     expect(seen[0]).toEqual({ id: 'sim2', up: 5 });
@@ -60,9 +69,7 @@ describe.skipIf(!url)('runtime MQTT client against Mosquitto (TEST_MQTT_URL)', (
   });
 
   it('refuses to publish a payload that breaks the contract', async () => {
-    await expect(
-      bus.publish('simulatorPosition', { id: 'sim1' }, { lat: 123 } as never),
-    ).rejects.toThrow();
+    await expect(bus.publish('simulatorPosition', { id: 'sim1' }, { lat: 123 } as never)).rejects.toThrow();
   });
 
   it('drops malformed payloads without calling the handler or crashing', async () => {
@@ -92,7 +99,14 @@ describe.skipIf(!url)('runtime MQTT client against Mosquitto (TEST_MQTT_URL)', (
   it('has the broker announce offline through the last will when the process dies', async () => {
     const w = watcher(url!, `${prefix}/relaynode/n1/availability`);
     await w.ready;
-    const n = await createMqtt({ url: url!, prefix, service: 'relaynode', id: 'n1', logger, reconnectPeriodMs: 0 });
+    const n = await createMqtt({
+      url: url!,
+      prefix,
+      service: 'relaynode',
+      id: 'n1',
+      logger,
+      reconnectPeriodMs: 0,
+    });
     await until(() => w.got.some((m) => m.payload === 'online'));
     n.client.stream.destroy(); // abrupt loss, as with SIGKILL
     await until(() => w.got.at(-1)?.payload === 'offline');
@@ -105,7 +119,13 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client across a broker restart', 
   it('refuses commands while disconnected, then reconnects and resubscribes', async () => {
     const broker = new PrivateMosquitto(await freePort());
     await broker.start();
-    const bus = await createMqtt({ url: broker.url, service: 'controller', id: 'c1', logger, reconnectPeriodMs: 100 });
+    const bus = await createMqtt({
+      url: broker.url,
+      service: 'controller',
+      id: 'c1',
+      logger,
+      reconnectPeriodMs: 100,
+    });
     const seen: number[] = [];
     await bus.subscribe('relaynodeState', { id: 'n1' }, (p) => {
       seen.push(p.applied_seq ?? -1);
@@ -121,7 +141,9 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client across a broker restart', 
       armed: true,
       relay_on: true,
     };
-    await expect(bus.publish('relaynodeDesired', { id: 'n1' }, desired)).rejects.toBeInstanceOf(NotConnectedError);
+    await expect(bus.publish('relaynodeDesired', { id: 'n1' }, desired)).rejects.toBeInstanceOf(
+      NotConnectedError,
+    );
     await broker.start();
     await bus.waitConnected(5000);
     const pub = mqtt.connect(broker.url);
@@ -154,7 +176,13 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client shutdown', () => {
   it('closes promptly when the broker vanished first', async () => {
     const broker = new PrivateMosquitto(await freePort());
     await broker.start();
-    const bus = await createMqtt({ url: broker.url, service: 'dashboard', id: 'd9', logger, reconnectPeriodMs: 100 });
+    const bus = await createMqtt({
+      url: broker.url,
+      service: 'dashboard',
+      id: 'd9',
+      logger,
+      reconnectPeriodMs: 100,
+    });
     await broker.stop();
     const started = Date.now();
     await bus.close();
@@ -168,7 +196,11 @@ describe.skipIf(!url)('request/response over MQTT', () => {
     const server = await createMqtt({ url: url!, prefix, service: 'relaynode', id: 'n1', logger });
     await server.subscribe('request', { svc: 'relaynode', id: 'n1' }, async (req, params) => {
       if (params.verb === 'silent') return;
-      await server.publish('response', params, { transaction: req.transaction, status: 'ok', data: { echo: req.data } });
+      await server.publish('response', params, {
+        transaction: req.transaction,
+        status: 'ok',
+        data: { echo: req.data },
+      });
     });
     const client = await createMqtt({ url: url!, prefix, service: 'controller', id: 'c1', logger });
     const replies = await Promise.all([
@@ -188,7 +220,12 @@ describe.skipIf(!url)('runtime MQTT client latency', () => {
   it('turns off Nagle on its TCP socket so a command is not held back ~40 ms', async () => {
     const spy = vi.spyOn(Socket.prototype, 'setNoDelay');
     try {
-      const bus = await createMqtt({ url: url!, service: 'controller', id: `nd${randomUUID().slice(0, 6)}`, logger });
+      const bus = await createMqtt({
+        url: url!,
+        service: 'controller',
+        id: `nd${randomUUID().slice(0, 6)}`,
+        logger,
+      });
       expect(spy.mock.contexts).toContain(bus.client.stream);
       expect(spy.mock.calls.at(-1)).toEqual([true]);
       await bus.close();
