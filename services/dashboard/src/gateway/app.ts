@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
 import { createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import type { Context } from 'hono';
 import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
 
 /** Where `vite build web` writes the console. */
@@ -23,6 +24,18 @@ const OPEN_PATHS = new Set(['/health']);
 
 /** The dashboard's HTTP surface: a read-only view. No route changes any state. */
 export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
+  const creds = opts.auth;
+  // In the app's guard, before any route (documents and metrics included): read-only first, then
+  // the optional basic auth.
+  const guard = (c: Context): Response | undefined => {
+    if (!READ_METHODS.has(c.req.method)) {
+      c.header('Allow', 'GET, HEAD');
+      return c.json({ detail: `Method ${c.req.method} not allowed: the dashboard is read-only` }, 405);
+    }
+    if (!creds || OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds)) return undefined;
+    c.header('WWW-Authenticate', AUTH_CHALLENGE);
+    return c.json({ detail: 'Authentication required' }, 401);
+  };
   const app = createApp({
     service: 'dashboard',
     version: '1.0.0',
@@ -34,24 +47,8 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
       'Every method other than GET and HEAD is answered 405.',
     health: opts.health,
     bodyLimit: 1024,
+    guard,
   });
-
-  app.use('*', async (c, next) => {
-    if (!READ_METHODS.has(c.req.method)) {
-      c.header('Allow', 'GET, HEAD');
-      return c.json({ detail: `Method ${c.req.method} not allowed: the dashboard is read-only` }, 405);
-    }
-    return next();
-  });
-
-  if (opts.auth) {
-    const creds = opts.auth;
-    app.use('*', async (c, next) => {
-      if (OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds)) return next();
-      c.header('WWW-Authenticate', AUTH_CHALLENGE);
-      return c.json({ detail: 'Authentication required' }, 401);
-    });
-  }
 
   app.openapi(
     createRoute({

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { createNodeWebSocket } from '@hono/node-ws';
 import { type Clock, createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import type { SerialDevice } from '../io/serial-devices.js';
 import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
@@ -40,41 +40,47 @@ export interface Gateway {
 /** The simulator's HTTP and WebSocket surface. */
 export function buildGateway(opts: GatewayOptions): Gateway {
   const { service, logger } = opts;
+  const sessions = new SessionStore(opts.clock);
+  const limiter = new LoginLimiter(opts.clock, opts.auth.maxFailures, opts.auth.windowSeconds * 1000);
+
+  // A page on another site must not open the live stream with this browser's cookie.
+  const crossOrigin = (c: Context): Response | undefined => {
+    const origin = c.req.header('origin');
+    if (!origin) return undefined;
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = null;
+    }
+    return host === c.req.header('host') ? undefined : c.json({ detail: 'Cross-origin WebSocket refused' }, 403);
+  };
+  // In the app's guard, before any route: every /api/* but login (the API documents included) and
+  // the live stream need a session.
+  const guard = (c: Context): Response | undefined => {
+    const path = c.req.path;
+    if (path === '/ws') {
+      const refused = crossOrigin(c);
+      if (refused) return refused;
+    } else if (!path.startsWith('/api/') || path === '/api/auth/login') {
+      return undefined;
+    }
+    if (opts.auth.bypassAuth) return undefined;
+    const username = sessions.touch(sessionToken(c));
+    if (!username) return c.json({ detail: 'Not authenticated' }, 401);
+    c.set('username' as never, username as never);
+    return undefined;
+  };
   const app = createApp({
     service: 'simulator',
     version: '1.0.0',
     logger,
     title: 'Outpost GPS position simulator',
     health: opts.health,
+    guard,
   });
   const hub = new WsHub(logger.child({ component: 'ws' }));
-  const sessions = new SessionStore(opts.clock);
-  const limiter = new LoginLimiter(opts.clock, opts.auth.maxFailures, opts.auth.windowSeconds * 1000);
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
-
-  const requireSession: MiddlewareHandler = async (c, next) => {
-    if (opts.auth.bypassAuth || c.req.path === '/api/auth/login') return next();
-    const username = sessions.touch(sessionToken(c));
-    if (!username) return c.json({ detail: 'Not authenticated' }, 401);
-    c.set('username' as never, username as never);
-    return next();
-  };
-  // A page on another site must not open the live stream with this browser's cookie.
-  const sameOrigin: MiddlewareHandler = async (c, next) => {
-    const origin = c.req.header('origin');
-    if (origin) {
-      let host: string | null = null;
-      try {
-        host = new URL(origin).host;
-      } catch {
-        host = null;
-      }
-      if (host !== c.req.header('host')) return c.json({ detail: 'Cross-origin WebSocket refused' }, 403);
-    }
-    return next();
-  };
-  app.use('/api/*', requireSession);
-  app.use('/ws', sameOrigin, requireSession);
 
   authRoutes(app, { sessions, limiter, ...opts.auth });
   controlRoutes(app, { service, listDevices: opts.listDevices });

@@ -152,6 +152,11 @@ describe('OpenAPI', () => {
     ]) {
       expect(ops).toContain(op);
     }
-    for (const doc of ['/api/docs', '/api/redoc']) expect((await fetch(sim.url + doc)).status).toBe(200);
+    for (const doc of ['/api/docs', '/api/redoc']) {
+      const withSession = await fetch(sim.url + doc, { headers: { cookie: sim.api.cookie ?? '' } });
+      expect(withSession.status).toBe(200);
+      // Like every /api/* but login, the documents need a session.
+      expect((await fetch(sim.url + doc)).status).toBe(401);
+    }
   });
 });
