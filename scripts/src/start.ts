@@ -91,6 +91,9 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   let mqttUrl = env.MQTT_URL;
   const baseEnv: NodeJS.ProcessEnv = {
+    // glibc otherwise raises its mmap threshold after the first big free, so every scrypt login's
+    // 16 MiB stays in the heap of the thread that ran it (≈70 MB kept by the broker after a few logins).
+    MALLOC_MMAP_THRESHOLD_: '131072',
     ...process.env,
     DATA_DIR: dataDir,
     MQTT_TOPIC_PREFIX: env.MQTT_TOPIC_PREFIX,
