@@ -47,5 +47,7 @@ export const ResponseEnvelope = z.object({
   status: z.enum(['ok', 'error']),
   data: z.unknown().optional(),
   error: z.string().max(1000).optional(),
+  /** With an error: the HTTP status the answering service gives it (409 conflict, 422 invalid, …). */
+  code: z.number().int().min(400).max(599).optional(),
 });
 export type ResponseEnvelope = z.infer<typeof ResponseEnvelope>;

@@ -99,7 +99,9 @@ export function createApp(opts: AppOptions): OutpostApp {
     '*',
     bodyLimit({
       maxSize,
-      onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413),
+      // The rest of the body is never read: close the connection rather than leave it half-consumed
+      // under the client's next request.
+      onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' }),
     }),
   );
 

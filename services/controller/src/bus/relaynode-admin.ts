@@ -4,7 +4,7 @@ import { NotConnectedError, type OutpostMqtt, RequestTimeoutError } from '@outpo
 /** Why an administration call to the relay node did not produce an answer. */
 export class RelaynodeAdminError extends Error {
   constructor(
-    readonly status: 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 502 | 503 | 504,
     message: string,
   ) {
     super(message);
@@ -12,10 +12,12 @@ export class RelaynodeAdminError extends Error {
   }
 }
 
+const PASSED_THROUGH = new Set([400, 404, 409, 422]);
+
 /**
  * Relay node administration over MQTT request/response (`relaynode/<id>/request/<verb>`, answered on
  * `.../response/<verb>`, matched by transaction id). Never queued: broker down is 503 at once; no
- * answer within the bound is 504; an error answer from the node is 502 with its message.
+ * answer within the bound is 504; the node's refusals keep their 4xx, any other error answer is 502 with its message.
  */
 export class RelaynodeAdmin {
   constructor(
@@ -49,7 +51,11 @@ export class RelaynodeAdmin {
       throw err;
     }
     if (reply.status === 'error') {
-      throw new RelaynodeAdminError(502, `Relay node refused: ${reply.error ?? 'unknown error'}`);
+      // The node's own refusals (a conflict, an invalid value) reach the client as the same 4xx;
+      // anything else it reports is a failure upstream: 502.
+      const code = reply.code ?? 502;
+      const status = PASSED_THROUGH.has(code) ? (code as RelaynodeAdminError['status']) : 502;
+      throw new RelaynodeAdminError(status, `Relay node refused: ${reply.error ?? 'unknown error'}`);
     }
     return reply.data ?? null;
   }

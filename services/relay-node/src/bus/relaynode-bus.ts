@@ -55,7 +55,8 @@ export async function attachBus(
       };
     } catch (err) {
       const detail = err instanceof HttpError ? err.detail : (err as Error).message;
-      reply = { transaction: req.transaction, status: 'error', error: detail.slice(0, 1000) };
+      const code = err instanceof HttpError ? err.status : 500;
+      reply = { transaction: req.transaction, status: 'error', error: detail.slice(0, 1000), code };
     }
     const topic =
       req.reply_to && !/[#+]/.test(req.reply_to)
