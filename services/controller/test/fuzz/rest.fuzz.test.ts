@@ -90,7 +90,6 @@ describe('controller REST API under fuzzed input', () => {
   it(`answers ${RUNS} generated requests without a 5xx; rejections change nothing`, {
     timeout: 600_000,
   }, async () => {
-    // FINDING: fails while POST /api/relaynode/notifications/test answers 502 (see the test below).
     const tally = await fuzzRest(ops, resolve, controllerTarget(t, database), RUNS, SLOW_AWARE);
     reportTally('controller', tally);
     expect(guard.refused).toEqual([]);
@@ -104,9 +103,8 @@ describe('controller REST API under fuzzed input', () => {
     expect(guard.refused).toEqual([]);
   });
 
-  // FINDING (left failing on purpose, see the fuzzing report): over REST the relay node refuses a
-  // notification test without notifier URLs with 409; through the controller's MQTT proxy every
-  // refusal of the node becomes 502, a server error for what is the client's mistake.
+  // Over REST the relay node refuses a notification test without notifier URLs with 409; through
+  // the controller's MQTT proxy the refusal must stay the client's mistake, not become a 502.
   it('passes the relay node refusal of a notification test without URLs on as a 4xx', async () => {
     expect((await t.request('POST', '/api/relaynode/notifications', { notifier_urls: [] })).status).toBe(200);
     const res = await t.request('POST', '/api/relaynode/notifications/test');
