@@ -309,6 +309,10 @@ describe('controller ↔ relay node link (real processes)', () => {
     const timedOut = await api.get('/api/relaynode/reboot-schedule');
     expect(timedOut.status).toBe(504);
     expect(String(timedOut.body.detail)).toMatch(/did not answer/);
+    // Spec: a start whose relay command does not arrive is synchronised by the next heartbeat, so a
+    // start while the node is away is taken, and carried out when it is back (below).
+    expect((await api.post('/api/generator/stop')).status).toBe(200);
+    expect((await api.post('/api/generator/start')).status).toBe(200);
 
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path, port: nodePort });
     const back = performance.now();
