@@ -80,12 +80,13 @@ export const isHardened = (c: Context): boolean =>
  * A Response with immutable headers (one a proxy fetched) is copied first.
  */
 export function withSecurityHeaders(res: Response): Response {
-  let out = res;
+  const apply = (r: Response) => {
+    for (const [name, value] of ENTRIES) if (!r.headers.has(name)) r.headers.set(name, value);
+    return r;
+  };
   try {
-    for (const [name, value] of ENTRIES) if (!out.headers.has(name)) out.headers.set(name, value);
+    return apply(res);
   } catch {
-    out = new Response(res.body, res);
-    for (const [name, value] of ENTRIES) if (!out.headers.has(name)) out.headers.set(name, value);
+    return apply(new Response(res.body, res));
   }
-  return out;
 }
