@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
 import { mountDocs } from './docs.js';
+import { readNodeBody } from './node-body.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
 import { isHardened, withSecurityHeaders } from './security-headers.js';
 
@@ -70,12 +71,27 @@ export function createApp(opts: AppOptions): OutpostApp {
   // timing, the request log, metrics and the security headers.
   const observe = metricsRecorder(metrics);
   const guard = opts.guard;
+  const maxSize = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const tooLarge = (c: Context) =>
+    // The rest of the body is never read: close the connection rather than leave it half-consumed
+    // under the client's next request.
+    c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' });
+  const bodyRead = new WeakSet<Context>();
   app.use('*', async (c, next) => {
     const start = performance.now();
     try {
       const refused = guard ? await guard(c) : undefined;
-      if (refused) c.res = refused;
-      else await next();
+      if (refused) {
+        c.res = refused;
+        return;
+      }
+      const body = await readNodeBody(c, maxSize);
+      if (body === 'too_large') c.res = tooLarge(c);
+      else if (body === 'aborted') c.res = c.json({ detail: 'Request body incomplete' }, 400);
+      else {
+        if (body === 'read') bodyRead.add(c);
+        await next();
+      }
     } finally {
       const ms = performance.now() - start;
       observe(c, ms);
@@ -92,18 +108,10 @@ export function createApp(opts: AppOptions): OutpostApp {
       }
     }
   });
-  const maxSize = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  // Only methods that carry a body: asking a GET for its body would build a full web Request.
-  app.on(
-    ['POST', 'PUT', 'PATCH', 'DELETE'],
-    '*',
-    bodyLimit({
-      maxSize,
-      // The rest of the body is never read: close the connection rather than leave it half-consumed
-      // under the client's next request.
-      onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' }),
-    }),
-  );
+  // Outside Node (app.request(), other runtimes) the body is read by Hono, bounded here. Only
+  // methods that carry a body: asking a GET for its body would build a full web Request.
+  const limit = bodyLimit({ maxSize, onError: tooLarge });
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', (c, next) => (bodyRead.has(c) ? next() : limit(c, next)));
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {
