@@ -10,6 +10,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema.js';
+import type { Statement } from './batch-statement.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -17,6 +18,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** A statement built by the caller, straight to the driver; on PostgreSQL prepared once per connection. */
+  query(statement: Statement): Promise<Record<string, unknown>[]>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -67,6 +70,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return {
       db: db as unknown as Db,
       kind: 'postgres',
+      query: async ({ name, text, params }) => (await pool.query({ name, text, values: params })).rows,
       ping: () => ping(db as unknown as Db),
       close: () => pool.end(),
     };
@@ -80,6 +84,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return {
     db: db as unknown as Db,
     kind: 'pglite',
+    query: async ({ text, params }) => (await client.query<Record<string, unknown>>(text, params)).rows,
     ping: () => ping(db as unknown as Db),
     close: () => client.close(),
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eq, isNull, sql } from 'drizzle-orm';
+import { eq, isNull } from 'drizzle-orm';
 import type {
   CommitBatch,
   ControllerRepository,
@@ -8,8 +8,9 @@ import type {
   Settings,
 } from '../domain/types.js';
 import type { Clock } from '../domain/clock.js';
-import type { Db } from './connection.js';
-import { auditLog, controllerState, outbox, runs, settings } from './schema.js';
+import type { Database, Db } from './connection.js';
+import { batchStatement } from './batch-statement.js';
+import { controllerState, runs, settings } from './schema.js';
 
 const ROW = 1;
 
@@ -52,10 +53,14 @@ function settingsToRow(s: Settings): SettingsRow {
 
 /** The domain's repository port over drizzle; one commit is one transaction. */
 export class SqlControllerRepository implements ControllerRepository {
+  private readonly db: Db;
+
   constructor(
-    private readonly db: Db,
+    private readonly database: Pick<Database, 'db' | 'query'>,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = database.db;
+  }
 
   async loadState(): Promise<PersistedState | null> {
     const [row] = await this.db.select().from(controllerState).where(eq(controllerState.id, ROW));
@@ -80,65 +85,43 @@ export class SqlControllerRepository implements ControllerRepository {
     return rows as OpenRun[];
   }
 
+  /** One batch, one statement (so one transaction and one round trip). */
   async commit(batch: CommitBatch): Promise<{ runId: number | null }> {
     const now = this.clock.now();
-    return this.db.transaction(async (tx) => {
-      // Visible at once and ordered before what follows; on disk with the next commit's flush
-      // (PostgreSQL flushes the WAL in order). A crash in between can lose only this transaction
-      // (the start's state row and audit line); the boot reset rewrites the state anyway.
-      if (batch.flushWithNext) await tx.execute(sql`set local synchronous_commit = off`);
-      let runId: number | null = null;
-      if (batch.createRun) {
-        const { ref: _ref, ...values } = batch.createRun;
-        const [row] = await tx.insert(runs).values(values).returning({ id: runs.id });
-        runId = row?.id ?? null;
-      }
-      for (const c of batch.closeRuns ?? []) {
-        if (c.ref.id === null) continue;
-        await tx
-          .update(runs)
-          .set({
-            stop_time: c.stop_time,
-            duration_seconds: c.duration_seconds,
-            stop_reason: c.stop_reason,
-            estimated_fuel_used: c.estimated_fuel_used,
-            stop_note: c.stop_note,
-          })
-          .where(eq(runs.id, c.ref.id));
-      }
-      if (batch.state) {
-        const values = { ...batch.state, id: ROW, updated_at: now };
-        if (batch.createRun) values.current_run_id = runId;
-        await tx
-          .insert(controllerState)
-          .values(values)
-          .onConflictDoUpdate({ target: controllerState.id, set: values });
-      }
-      if (batch.settings) {
-        const values = settingsToRow(batch.settings);
-        await tx.insert(settings).values(values).onConflictDoUpdate({ target: settings.id, set: values });
-      }
-      const events = batch.events?.(runId) ?? [];
-      if (events.length > 0) {
-        await tx
-          .insert(outbox)
-          .values(
-            events.map((e) => ({ event_id: randomUUID(), event: e.event, data: e.data, created_at: now })),
-          );
-      }
-      const audit = batch.audit ?? [];
-      if (audit.length > 0) {
-        await tx.insert(auditLog).values(
-          audit.map((a) => ({
-            at: now,
-            who: a.actor.who,
-            source: a.actor.from,
-            action: a.action,
-            details: (a.details ?? null) as Record<string, unknown> | null,
-          })),
-        );
-      }
-      return { runId };
-    });
+    const newRun = batch.createRun;
+    if (newRun && newRun.ref.id === null) throw new Error('a run is created with the id reserved for it');
+    const runId = newRun?.ref.id ?? null;
+    const rows = await this.database.query(
+      batchStatement({
+        state: batch.state && {
+          ...batch.state,
+          ...(newRun ? { current_run_id: runId } : {}),
+          id: ROW,
+          updated_at: now,
+        },
+        settings: batch.settings && settingsToRow(batch.settings),
+        newRun: newRun && { ...newRun, id: runId },
+        closeRuns: (batch.closeRuns ?? [])
+          .filter((c) => c.ref.id !== null)
+          .map((c) => ({ id: c.ref.id as number, set: c as unknown as Record<string, unknown> })),
+        outbox: (batch.events?.(runId) ?? []).map((e) => ({
+          event_id: randomUUID(),
+          event: e.event,
+          data: e.data,
+          created_at: now,
+        })),
+        audit: (batch.audit ?? []).map((a) => ({
+          at: now,
+          who: a.actor.who,
+          source: a.actor.from,
+          action: a.action,
+          details: a.details ?? null,
+        })),
+        reserveRunId: batch.reserveRunId !== undefined,
+        unflushed: batch.flushWithNext === true,
+      }),
+    );
+    if (batch.reserveRunId) return { runId: Number(rows[0]?.run_id) };
+    return { runId };
   }
 }

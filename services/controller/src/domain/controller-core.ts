@@ -293,11 +293,12 @@ export class GeneratorCore {
       actor: cmd.actor,
       details: { trigger: cmd.trigger, duration_minutes: duration, notes: cmd.notes ?? null },
     };
+    const ref: RunRef = { id: null };
     try {
       // Spec start sequence: the state row first, then the relay. Its flush rides on the run
       // record's commit right after the relay command, keeping the fsync off the start latency.
       await this.writes.enqueue(
-        { label: 'start:state', state: next, audit: [audit], flushWithNext: true },
+        { label: 'start:state', state: next, audit: [audit], flushWithNext: true, reserveRunId: ref },
         false,
       );
     } catch (err) {
@@ -309,7 +310,6 @@ export class GeneratorCore {
     this.hoaHold = cmd.hoaRun === true;
     await this.safeRelay(() => this.deps.relay.commandRelay(true));
     const fuel = this.settings.fuel;
-    const ref: RunRef = { id: null };
     this.runRef = ref;
     this.runGph = rateFor(fuel);
     const info = {

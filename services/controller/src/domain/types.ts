@@ -145,6 +145,7 @@ export interface CommitBatch {
   label: string;
   state?: PersistedState;
   settings?: Settings;
+  /** A run record; its ref carries the id a reserveRunId write took for it. */
   createRun?: NewRun;
   closeRuns?: RunClose[];
   /** Built at commit time so they can carry the id of the run created in the same transaction. */
@@ -156,6 +157,11 @@ export interface CommitBatch {
    * relay command is not held behind an fsync.
    */
   flushWithNext?: boolean;
+  /**
+   * Take an id for the run a later write creates, set on this ref when this write commits: the run
+   * record then needs no answer from the database before its own write.
+   */
+  reserveRunId?: RunRef;
 }
 
 export interface OpenRun {
@@ -170,6 +176,7 @@ export interface ControllerRepository {
   loadState(): Promise<PersistedState | null>;
   loadSettings(): Promise<Settings | null>;
   openRuns(): Promise<OpenRun[]>;
+  /** runId: the reserved id (reserveRunId) or the created run's id (createRun), else null. */
   commit(batch: CommitBatch): Promise<{ runId: number | null }>;
 }
 

@@ -81,7 +81,7 @@ export class WriteQueue {
         const item = this.items[0] as Item;
         try {
           const result = await this.repo.commit(item.batch);
-          if (item.batch.createRun) item.batch.createRun.ref.id = result.runId;
+          if (item.batch.reserveRunId) item.batch.reserveRunId.id = result.runId;
           this.items.shift();
           if (this.failing) this.logger.info({ batch: item.batch.label }, 'database writes resumed');
           this.failing = false;

@@ -35,6 +35,7 @@ export class MemoryRepo implements ControllerRepository {
   audit: { action: string; who: string; from: string; details?: unknown }[] = [];
   labels: string[] = [];
   down = false;
+  private lastRunId = 0;
   /** Called on each commit, for sequence assertions. */
   onCommit: ((label: string) => void) | null = null;
 
@@ -63,9 +64,11 @@ export class MemoryRepo implements ControllerRepository {
   async commit(batch: CommitBatch): Promise<{ runId: number | null }> {
     this.check();
     let runId: number | null = null;
+    if (batch.reserveRunId) runId = ++this.lastRunId;
     if (batch.createRun) {
       const r = batch.createRun;
-      runId = this.runs.length + 1;
+      if (r.ref.id === null) throw new Error('a run is created with the id reserved for it');
+      runId = r.ref.id;
       this.runs.push({
         id: runId,
         start_time: r.start_time,
