@@ -15,6 +15,8 @@ export interface WebhookFields {
 
 /** The outbox and the webhook tables. */
 export class OutboxStore {
+  private enabled: Promise<WebhookRow[]> | null = null;
+
   constructor(private readonly db: Db) {}
 
   unpublished(limit: number): Promise<OutboxRow[]> {
@@ -26,8 +28,9 @@ export class OutboxStore {
       .limit(limit);
   }
 
-  async markPublished(id: number, at: number): Promise<void> {
-    await this.db.update(outbox).set({ published_at: at }).where(eq(outbox.id, id));
+  async markPublished(ids: number[], at: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.update(outbox).set({ published_at: at }).where(inArray(outbox.id, ids));
   }
 
   unfanned(limit: number): Promise<OutboxRow[]> {
@@ -39,23 +42,38 @@ export class OutboxStore {
       .limit(limit);
   }
 
-  /** Creates the deliveries of one event and marks it fanned out, in one transaction. */
-  async fanOut(row: OutboxRow, webhookIds: number[], now: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (webhookIds.length > 0) {
-        await tx.insert(webhookDeliveries).values(
-          webhookIds.map((webhook_id) => ({
-            webhook_id,
-            outbox_id: row.id,
-            event: row.event,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-          })),
+  /** Creates the deliveries of these events and marks them fanned out, all or nothing. */
+  async fanOut(items: { row: OutboxRow; webhookIds: number[] }[], now: number): Promise<void> {
+    if (items.length === 0) return;
+    const deliveries = items.flatMap(({ row, webhookIds }) =>
+      webhookIds.map((webhook_id) => ({
+        webhook_id,
+        outbox_id: row.id,
+        event: row.event,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+      })),
+    );
+    const mark = (db: Pick<Db, 'update'>) =>
+      db
+        .update(outbox)
+        .set({ fanned_out_at: now })
+        .where(
+          inArray(
+            outbox.id,
+            items.map((i) => i.row.id),
+          ),
         );
-      }
-      await tx.update(outbox).set({ fanned_out_at: now }).where(eq(outbox.id, row.id));
+    // Without webhooks this is one statement, atomic on its own.
+    if (deliveries.length === 0) {
+      await mark(this.db);
+      return;
+    }
+    await this.db.transaction(async (tx) => {
+      await tx.insert(webhookDeliveries).values(deliveries);
+      await mark(tx);
     });
   }
 
@@ -103,8 +121,17 @@ export class OutboxStore {
     return this.db.select().from(webhooks).orderBy(asc(webhooks.id));
   }
 
+  /** Read on every outbox pass; this store makes every webhook change, so it keeps them until one. */
   enabledWebhooks(): Promise<WebhookRow[]> {
-    return this.db.select().from(webhooks).where(eq(webhooks.enabled, true));
+    this.enabled ??= this.db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.enabled, true))
+      .catch((err: unknown) => {
+        this.enabled = null;
+        throw err;
+      });
+    return this.enabled;
   }
 
   async getWebhook(id: number): Promise<WebhookRow | null> {
@@ -113,6 +140,7 @@ export class OutboxStore {
   }
 
   async createWebhook(fields: WebhookFields, now: number): Promise<WebhookRow> {
+    this.enabled = null;
     const [row] = await this.db
       .insert(webhooks)
       .values({ ...fields, created_at: now, updated_at: now })
@@ -121,6 +149,7 @@ export class OutboxStore {
   }
 
   async updateWebhook(id: number, fields: Partial<WebhookFields>, now: number): Promise<WebhookRow | null> {
+    this.enabled = null;
     const [row] = await this.db
       .update(webhooks)
       .set({ ...fields, updated_at: now })
@@ -130,6 +159,7 @@ export class OutboxStore {
   }
 
   async deleteWebhook(id: number): Promise<boolean> {
+    this.enabled = null;
     const rows = await this.db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id });
     return rows.length > 0;
   }

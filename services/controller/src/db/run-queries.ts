@@ -70,6 +70,19 @@ export async function runStats(db: Db, days: number, now: number) {
 }
 
 /** Fuel and runtime of the runs completed since the last reset. */
+/** Run seconds of every completed run and fuel of those completed after resetAt, in one query. */
+export async function runTotals(db: Db, resetAt: number | null) {
+  const since = resetAt === null ? sql`true` : gt(runs.stop_time, resetAt);
+  const [row] = await db
+    .select({
+      seconds: sql<string>`coalesce(sum(${runs.duration_seconds}), 0)`,
+      gallonsSince: sql<string>`coalesce(sum(${runs.estimated_fuel_used}) filter (where ${since}), 0)`,
+    })
+    .from(runs)
+    .where(isNotNull(runs.stop_time));
+  return { seconds: Number(row?.seconds ?? 0), gallonsSince: Number(row?.gallonsSince ?? 0) };
+}
+
 export async function fuelSince(db: Db, since: number | null) {
   const [row] = await db
     .select({

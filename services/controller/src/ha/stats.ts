@@ -1,6 +1,6 @@
 import { encodePayload } from '@outpost/contracts';
 import type { MqttClient } from 'mqtt';
-import { fuelSince } from '../db/run-queries.js';
+import { runTotals } from '../db/run-queries.js';
 import type { Clock } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
 import type { ControllerService } from '../service.js';
@@ -20,9 +20,8 @@ interface Completed {
 
 async function completedRuns(svc: ControllerService): Promise<Completed> {
   const resetAt = svc.controller.persisted.fuel_reset_at;
-  const all = await fuelSince(svc.db, null);
-  const sinceReset = await fuelSince(svc.db, resetAt);
-  return { seconds: all.seconds, gallonsSinceReset: sinceReset.gallons, resetAt };
+  const totals = await runTotals(svc.db, resetAt);
+  return { seconds: totals.seconds, gallonsSinceReset: totals.gallonsSince, resetAt };
 }
 
 function withCurrentRun(svc: ControllerService, done: Completed): ControllerStats {
@@ -48,11 +47,14 @@ export async function controllerStats(svc: ControllerService): Promise<Controlle
  */
 export class StatsPublisher {
   private timer: unknown = null;
-  private pending = false;
+  private running = false;
+  private again = false;
   /** Completed-run totals, re-read only when a run ends or the fuel counter is reset. */
   private done: Completed | null = null;
   private stale = true;
   private wasRunning = false;
+  /** The retained payload the broker has; the same one is not sent again until a reconnect. */
+  private lastSent: string | null = null;
 
   constructor(
     private readonly o: {
@@ -67,7 +69,10 @@ export class StatsPublisher {
 
   start(): void {
     this.o.svc.onStateChanged(() => this.kick());
-    this.o.client.on('connect', () => this.kick());
+    this.o.client.on('connect', () => {
+      this.lastSent = null;
+      this.kick();
+    });
     this.timer = this.o.clock.setInterval(() => {
       if (this.stale || this.o.svc.controller.view().running) this.kick();
     }, this.o.periodMs ?? 30_000);
@@ -79,12 +84,22 @@ export class StatsPublisher {
     this.timer = null;
   }
 
+  /** Coalesces: one publish at a time, and one more after it when kicked meanwhile. */
   private kick(): void {
-    if (this.pending) return;
-    this.pending = true;
-    queueMicrotask(() => {
-      this.pending = false;
-      void this.publish();
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    queueMicrotask(async () => {
+      try {
+        do {
+          this.again = false;
+          await this.publish();
+        } while (this.again);
+      } finally {
+        this.running = false;
+      }
     });
   }
 
@@ -97,18 +112,18 @@ export class StatsPublisher {
       this.wasRunning = running;
       if (this.done?.resetAt !== svc.controller.persisted.fuel_reset_at) this.stale = true;
       // The finished run is in the totals only once its record is written; until then keep the
-      // previous totals and look again on the next tick.
+      // previous totals and look again on the next kick or tick.
       if (!this.done || (this.stale && svc.controller.pendingWrites === 0)) {
         this.done = await completedRuns(svc);
         this.stale = svc.controller.pendingWrites > 0;
       }
       if (!this.done) return;
-      const stats = withCurrentRun(svc, this.done);
-      await this.o.client.publishAsync(this.o.topic, encodePayload('controllerStats', stats), {
-        qos: 1,
-        retain: true,
-      });
+      const payload = encodePayload('controllerStats', withCurrentRun(svc, this.done));
+      if (payload === this.lastSent) return;
+      await this.o.client.publishAsync(this.o.topic, payload, { qos: 1, retain: true });
+      this.lastSent = payload;
     } catch (err) {
+      this.lastSent = null;
       this.o.logger.warn({ err: String(err) }, 'stats publish failed');
     }
   }

@@ -4,6 +4,9 @@ import type { DomainLogger } from '../domain/types.js';
 import type { OutboxRow, OutboxStore } from '../db/outbox-store.js';
 import { eventMatches, isWebhookEvent, postWebhook, retryDelayMs } from './webhook-client.js';
 
+/** Outbox rows taken per query. */
+const BATCH = 100;
+
 /** Where events go on the bus; publish resolves once the broker acknowledged (QoS 1). */
 export interface EventSink {
   readonly connected: boolean;
@@ -30,6 +33,8 @@ export class OutboxDispatcher {
   private again = false;
   private timer: unknown = null;
   private idle: Promise<void> = Promise.resolve();
+  /** When the next pending webhook delivery is due: undefined unknown, null none pending. */
+  private nextDueAt: number | null | undefined = undefined;
 
   constructor(private readonly opts: DispatcherOptions) {}
 
@@ -86,36 +91,57 @@ export class OutboxDispatcher {
     if (!sink) return;
     for (;;) {
       if (!sink.connected) return;
-      const rows = await this.opts.store.unpublished(100);
+      const rows = await this.opts.store.unpublished(BATCH);
       if (rows.length === 0) return;
+      const acked: number[] = [];
+      let interrupted = false;
       for (const row of rows) {
-        if (!sink.connected) return;
+        if (!sink.connected) {
+          interrupted = true;
+          break;
+        }
         try {
           await withTimeout(sink.publish(this.toEvent(row)), this.opts.publishTimeoutMs ?? 5000);
         } catch (err) {
           this.opts.logger.warn({ err, event: row.event }, 'event publish failed; kept in the outbox');
-          return;
+          interrupted = true;
+          break;
         }
-        await this.opts.store.markPublished(row.id, this.opts.clock.now());
+        acked.push(row.id);
       }
+      // Marked only after the broker's ack; a crash before this line sends them again (same event_id).
+      await this.opts.store.markPublished(acked, this.opts.clock.now());
+      // A short batch was everything; events written since then come with their own kick.
+      if (interrupted || rows.length < BATCH) return;
     }
   }
 
   private async fanOut(): Promise<void> {
     for (;;) {
-      const rows = await this.opts.store.unfanned(100);
+      const rows = await this.opts.store.unfanned(BATCH);
       if (rows.length === 0) return;
       const hooks = await this.opts.store.enabledWebhooks();
-      for (const row of rows) {
-        const ids = isWebhookEvent(row.event)
+      const items = rows.map((row) => ({
+        row,
+        webhookIds: isWebhookEvent(row.event)
           ? hooks.filter((h) => eventMatches(h.events, row.event)).map((h) => h.id)
-          : [];
-        await this.opts.store.fanOut(row, ids, this.opts.clock.now());
-      }
+          : [],
+      }));
+      await this.opts.store.fanOut(items, this.opts.clock.now());
+      if (items.some((i) => i.webhookIds.length > 0)) this.nextDueAt = undefined;
+      if (rows.length < BATCH) return;
     }
   }
 
   private async deliverDue(): Promise<void> {
+    // Only this dispatcher creates and reschedules deliveries, so it knows when the next one is due.
+    if (this.nextDueAt === null || (this.nextDueAt !== undefined && this.nextDueAt > this.opts.clock.now()))
+      return;
+    await this.deliverNow();
+    this.nextDueAt = await this.opts.store.nextDueAt();
+  }
+
+  private async deliverNow(): Promise<void> {
     const due = await this.opts.store.dueDeliveries(this.opts.clock.now(), 50);
     for (const { delivery, webhook, item } of due) {
       const attempts = delivery.attempts + 1;
