@@ -2,6 +2,8 @@
 // broker and to relay ON at the node, and from an engaged EPO to the controller refusing starts.
 // Times are taken in this process (performance.now) when a request is sent and when an MQTT
 // message arrives, so they include the broker hop to this observer.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import mqtt from 'mqtt';
 import { call, PREFIX, RELAYNODE_ID, RELAYNODE_SECRET, sleep } from './stack.mjs';
 
@@ -11,7 +13,13 @@ const num = (name, fallback) => {
 };
 export const START_CYCLES = num('BENCH_CYCLES', 1000);
 export const EPO_CYCLES = num('BENCH_EPO_CYCLES', 50);
+export const WARMUP_CYCLES = num('BENCH_WARMUP_CYCLES', 20);
 const WAIT_MS = 2000;
+
+// This process's own garbage collection is not the system's latency: it runs between measured
+// windows (everything before the cycles, then the young generation after each cycle).
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
 
 /** Observes the relay node's topics; `next` resolves at the arrival of the first matching message. */
 export class TopicWatch {
@@ -83,9 +91,26 @@ async function stopAndSettle(stack, auth, watch) {
   await Promise.all([desiredOff, nodeOff]);
 }
 
+/** One start, timed to the relay-desired ON and to the node's state ON, then a stop. */
+async function startCycle(stack, auth, watch) {
+  const desired = watch.next(watch.desiredTopic, (m) => m.relay_on === true);
+  const relayOn = watch.next(watch.stateTopic, (m) => m.relay_on === true);
+  const sent = performance.now();
+  const res = await call(stack.base, 'POST', '/api/generator/start', { headers: auth, body: {} });
+  const roundTrip = performance.now() - sent;
+  if (res.status !== 200) {
+    watch.cancelAll();
+    return { refused: `${res.status} ${res.json?.detail ?? ''}`.trim(), roundTrip };
+  }
+  const [d, r] = await Promise.all([desired, relayOn]);
+  await stopAndSettle(stack, auth, watch);
+  return { roundTrip, toDesired: d === null ? null : d - sent, toRelayOn: r === null ? null : r - sent };
+}
+
 /**
- * Arm once, then start/stop cycles. Per start: send time → first desired with relay_on=true (issue 3)
- * and → first retained node state with relay_on=true (issue 4).
+ * Arm once, then start/stop cycles; the first WARMUP_CYCLES (prepared statements, JIT) are not
+ * counted. Per start: send time → first desired with relay_on=true (issue 3) and → first retained
+ * node state with relay_on=true (issue 4).
  */
 export async function startCycles(stack, watch, { cycles = START_CYCLES, budgetMs = 105_000 } = {}) {
   const auth = { authorization: `Bearer ${stack.token}` };
@@ -93,6 +118,10 @@ export async function startCycles(stack, watch, { cycles = START_CYCLES, budgetM
   if (armed.status !== 200) throw new Error(`arm answered ${armed.status} ${armed.body}`);
   await call(stack.base, 'POST', '/api/generator/stop', { headers: auth, body: {} });
   await sleep(200);
+  for (let i = 0; i < WARMUP_CYCLES; i++) {
+    const out = await startCycle(stack, auth, watch);
+    if (out.refused) await sleep(20);
+  }
 
   const toDesired = [];
   const toRelayOn = [];
@@ -103,28 +132,23 @@ export async function startCycles(stack, watch, { cycles = START_CYCLES, budgetM
   process.stdout.write(`bench: ${cycles} start/stop cycles\n`);
   const phaseEnd = performance.now() + budgetMs;
   let done = 0;
+  collectGarbage();
   for (let i = 0; i < cycles && performance.now() < phaseEnd; i++) {
     done++;
-    const desired = watch.next(watch.desiredTopic, (m) => m.relay_on === true);
-    const relayOn = watch.next(watch.stateTopic, (m) => m.relay_on === true);
-    const sent = performance.now();
-    const res = await call(stack.base, 'POST', '/api/generator/start', { headers: auth, body: {} });
-    startRoundTrip.push(performance.now() - sent);
-    if (res.status !== 200) {
-      const key = `${res.status} ${res.json?.detail ?? ''}`.trim();
-      refused[key] = (refused[key] ?? 0) + 1;
-      watch.cancelAll();
+    collectGarbage({ type: 'minor' });
+    const out = await startCycle(stack, auth, watch);
+    startRoundTrip.push(out.roundTrip);
+    if (out.refused) {
+      refused[out.refused] = (refused[out.refused] ?? 0) + 1;
       missedDesired++;
       missedRelay++;
       await sleep(20);
       continue;
     }
-    const [d, r] = await Promise.all([desired, relayOn]);
-    if (d === null) missedDesired++;
-    else toDesired.push(d - sent);
-    if (r === null) missedRelay++;
-    else toRelayOn.push(r - sent);
-    await stopAndSettle(stack, auth, watch);
+    if (out.toDesired === null) missedDesired++;
+    else toDesired.push(out.toDesired);
+    if (out.toRelayOn === null) missedRelay++;
+    else toRelayOn.push(out.toRelayOn);
   }
   return {
     planned: cycles,

@@ -221,13 +221,18 @@ export async function startStack() {
   ];
   const mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
 
-  const broker = startNode('broker', join(repoDir, 'broker/dist/main.js'), {
-    MQTT_HOST: '127.0.0.1',
-    MQTT_PORT: String(mqttPort),
-    MQTT_WS_PORT: String(wsPort),
-    MQTT_ALLOW_ANONYMOUS: 'true',
-    DATA_DIR: join(dataDir, 'broker'),
-  });
+  const broker = startNode(
+    'broker',
+    join(repoDir, 'broker/dist/main.js'),
+    {
+      MQTT_HOST: '127.0.0.1',
+      MQTT_PORT: String(mqttPort),
+      MQTT_WS_PORT: String(wsPort),
+      MQTT_ALLOW_ANONYMOUS: 'true',
+      DATA_DIR: join(dataDir, 'broker'),
+    },
+    (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  );
   await waitFor('the broker', broker, () => broker.output.includes('MQTT broker listening'));
 
   const postgres = await freshPostgres();
