@@ -77,6 +77,36 @@ describe('webhooks', () => {
     expect(rx.requests).toHaveLength(1);
   });
 
+  it('a webhook disabled, enabled and deleted while the controller runs is followed at the next event', async () => {
+    t = await testApp(database);
+    await t.request('POST', '/api/generator/arm');
+    // An event first, so the enabled webhooks have been read before the changes below.
+    await t.request('POST', '/api/generator/start', {});
+    await t.request('POST', '/api/generator/stop', {});
+    const hook = await t.request('POST', '/api/webhooks', {
+      url: rx.url,
+      secret: SECRET,
+      events: ['generator.started.*'],
+      enabled: false,
+    });
+    expect(hook.status).toBe(201);
+    await t.request('POST', '/api/generator/start', {});
+    await t.request('POST', '/api/generator/stop', {});
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rx.requests).toHaveLength(0);
+
+    await t.request('PUT', `/api/webhooks/${hook.body.id}`, { enabled: true });
+    await t.request('POST', '/api/generator/start', {});
+    await waitFor(() => rx.requests.length === 1);
+    await t.request('POST', '/api/generator/stop', {});
+
+    await t.request('DELETE', `/api/webhooks/${hook.body.id}`);
+    await t.request('POST', '/api/generator/start', {});
+    await t.request('POST', '/api/generator/stop', {});
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rx.requests).toHaveLength(1);
+  });
+
   it('a failing receiver is retried with backoff and the delivery log shows each attempt', async () => {
     t = await testApp(database);
     const hook = await t.request('POST', '/api/webhooks', { url: rx.url, secret: SECRET });
