@@ -59,7 +59,7 @@ export async function createControllerService(opts: ServiceOptions) {
   const stateListeners: (() => void)[] = opts.onStateChanged ? [opts.onStateChanged] : [];
   const controller = new GeneratorController({
     clock,
-    repo: new SqlControllerRepository(database, clock),
+    repo: new SqlControllerRepository(database, clock, (rows) => dispatcher.committed(rows)),
     relay: opts.relay,
     bus: {
       stateChanged: () => {

@@ -18,8 +18,9 @@ export interface BatchRows {
   newRun?: Row;
   /** Run completions: the id and the columns to set. */
   closeRuns: { id: number; set: Row }[];
-  outbox: Row[];
   audit: Row[];
+  /** Outbox rows; the statement returns their ids as outbox_ids. */
+  outbox: Row[];
   /** Take the id of a run a later commit creates; the statement returns it as run_id. */
   reserveRunId: boolean;
   /** Commit without waiting for the WAL flush (made durable by the next ordinary commit). */
@@ -113,12 +114,13 @@ export function batchStatement(b: BatchRows): Statement {
   for (const c of b.closeRuns) parts.push(closeRun(p, c));
   if (b.state) parts.push(upsert(STATE, p.row(STATE, b.state)));
   if (b.settings) parts.push(upsert(SETTINGS, p.row(SETTINGS, b.settings)));
+  const outboxAt = parts.length;
   if (b.outbox.length > 0)
     parts.push(
-      insert(
+      `${insert(
         OUTBOX,
         b.outbox.map((r) => p.row(OUTBOX, r)),
-      ),
+      )} returning "id"`,
     );
   if (b.audit.length > 0)
     parts.push(
@@ -133,6 +135,8 @@ export function batchStatement(b: BatchRows): Statement {
     const columns = [
       b.unflushed ? `set_config('synchronous_commit', 'off', true) as unflushed` : '1 as done',
       ...(b.reserveRunId ? [`nextval(pg_get_serial_sequence('${RUNS.ref}', 'id'))::int as run_id`] : []),
+      // Ids come in VALUES order from the sequence, so sorted they match the rows as given.
+      ...(b.outbox.length > 0 ? [`array(select "id" from w${outboxAt} order by "id") as outbox_ids`] : []),
     ];
     const ctes = parts.map((part, i) => `w${i} as (${part})`).join(', ');
     text = `${ctes ? `with ${ctes} ` : ''}select ${columns.join(', ')}`;

@@ -10,6 +10,7 @@ import type {
 import type { Clock } from '../domain/clock.js';
 import type { Database, Db } from './connection.js';
 import { batchStatement } from './batch-statement.js';
+import type { OutboxRow } from './outbox-store.js';
 import { controllerState, runs, settings } from './schema.js';
 
 const ROW = 1;
@@ -58,6 +59,8 @@ export class SqlControllerRepository implements ControllerRepository {
   constructor(
     private readonly database: Pick<Database, 'db' | 'query'>,
     private readonly clock: Clock,
+    /** Told of each commit's outbox rows, with their ids, once it is committed. */
+    private readonly onEvents?: (rows: OutboxRow[]) => void,
   ) {
     this.db = database.db;
   }
@@ -91,6 +94,12 @@ export class SqlControllerRepository implements ControllerRepository {
     const newRun = batch.createRun;
     if (newRun && newRun.ref.id === null) throw new Error('a run is created with the id reserved for it');
     const runId = newRun?.ref.id ?? null;
+    const outbox = (batch.events?.(runId) ?? []).map((e) => ({
+      event_id: randomUUID(),
+      event: e.event,
+      data: e.data,
+      created_at: now,
+    }));
     const rows = await this.database.query(
       batchStatement({
         state: batch.state && {
@@ -104,12 +113,7 @@ export class SqlControllerRepository implements ControllerRepository {
         closeRuns: (batch.closeRuns ?? [])
           .filter((c) => c.ref.id !== null)
           .map((c) => ({ id: c.ref.id as number, set: c as unknown as Record<string, unknown> })),
-        outbox: (batch.events?.(runId) ?? []).map((e) => ({
-          event_id: randomUUID(),
-          event: e.event,
-          data: e.data,
-          created_at: now,
-        })),
+        outbox,
         audit: (batch.audit ?? []).map((a) => ({
           at: now,
           who: a.actor.who,
@@ -121,6 +125,12 @@ export class SqlControllerRepository implements ControllerRepository {
         unflushed: batch.flushWithNext === true,
       }),
     );
+    if (outbox.length > 0 && this.onEvents) {
+      const ids = (rows[0]?.outbox_ids as unknown[] | undefined) ?? [];
+      this.onEvents(
+        outbox.map((e, i) => ({ ...e, id: Number(ids[i]), published_at: null, fanned_out_at: null })),
+      );
+    }
     if (batch.reserveRunId) return { runId: Number(rows[0]?.run_id) };
     return { runId };
   }

@@ -42,8 +42,15 @@ export class OutboxStore {
       .limit(limit);
   }
 
-  /** Creates the deliveries of these events and marks them fanned out, all or nothing. */
-  async fanOut(items: { row: OutboxRow; webhookIds: number[] }[], now: number): Promise<void> {
+  /**
+   * Creates the deliveries of these events and marks them fanned out (and published, when they just
+   * were), all or nothing.
+   */
+  async fanOut(
+    items: { row: OutboxRow; webhookIds: number[] }[],
+    now: number,
+    opts: { published?: boolean } = {},
+  ): Promise<void> {
     if (items.length === 0) return;
     const deliveries = items.flatMap(({ row, webhookIds }) =>
       webhookIds.map((webhook_id) => ({
@@ -59,7 +66,7 @@ export class OutboxStore {
     const mark = (db: Pick<Db, 'update'>) =>
       db
         .update(outbox)
-        .set({ fanned_out_at: now })
+        .set(opts.published ? { fanned_out_at: now, published_at: now } : { fanned_out_at: now })
         .where(
           inArray(
             outbox.id,

@@ -35,12 +35,26 @@ export class OutboxDispatcher {
   private idle: Promise<void> = Promise.resolve();
   /** When the next pending webhook delivery is due: undefined unknown, null none pending. */
   private nextDueAt: number | null | undefined = undefined;
+  /** Rows this process committed since the last pass, in id order. */
+  private fresh: OutboxRow[] = [];
+  /**
+   * Every row older than the fresh ones is published and fanned out, so a pass can take the fresh
+   * rows from memory instead of reading the outbox back. False at boot and after any failure.
+   */
+  private caughtUp = false;
+  /** Highest id published by either path (both go in id order); keeps a row from going out twice. */
+  private publishedThrough = 0;
 
   constructor(private readonly opts: DispatcherOptions) {}
 
   start(): void {
-    this.timer = this.opts.clock.setInterval(() => this.kick(), this.opts.sweepMs ?? 5000);
-    this.kick();
+    this.timer = this.opts.clock.setInterval(() => this.kick(true), this.opts.sweepMs ?? 5000);
+    this.kick(true);
+  }
+
+  /** Rows just committed by this process; the next kick publishes them. */
+  committed(rows: OutboxRow[]): void {
+    this.fresh.push(...rows);
   }
 
   stop(): void {
@@ -48,8 +62,12 @@ export class OutboxDispatcher {
     this.timer = null;
   }
 
-  /** Asks for a pass; passes never overlap. Resolves when the pass (and any it caused) finished. */
-  kick(): Promise<void> {
+  /**
+   * Asks for a pass; passes never overlap. Resolves when the pass (and any it caused) finished. A
+   * sweep reads the outbox back whatever the dispatcher believes.
+   */
+  kick(sweep = false): Promise<void> {
+    if (sweep) this.caughtUp = false;
     if (this.running) {
       this.again = true;
       return this.idle;
@@ -62,6 +80,7 @@ export class OutboxDispatcher {
           await this.pass();
         } while (this.again);
       } catch (err) {
+        this.caughtUp = false;
         this.opts.logger.warn({ err }, 'outbox pass failed; will retry');
       } finally {
         this.running = false;
@@ -71,9 +90,62 @@ export class OutboxDispatcher {
   }
 
   private async pass(): Promise<void> {
-    await this.publishToBus();
-    await this.fanOut();
+    if (!(this.caughtUp && (await this.publishFresh()))) {
+      // Read back: whatever is in memory is also in the outbox.
+      this.fresh = [];
+      const published = await this.publishToBus();
+      const fanned = await this.fanOut();
+      this.caughtUp = published && fanned;
+    }
     await this.deliverDue();
+  }
+
+  /**
+   * The fresh rows straight from memory: published in order, then marked published and fanned out
+   * (deliveries created) in one write. False when the broker is away: the outbox keeps them.
+   */
+  private async publishFresh(): Promise<boolean> {
+    const sink = this.opts.sink;
+    const rows = this.fresh.filter((r) => r.id > this.publishedThrough);
+    this.fresh = [];
+    if (rows.length === 0) return true;
+    if (!sink) {
+      await this.opts.store.fanOut(await this.deliveriesFor(rows), this.opts.clock.now());
+      return true;
+    }
+    const acked: OutboxRow[] = [];
+    for (const row of rows) {
+      if (!(await this.publishOne(sink, row))) break;
+      acked.push(row);
+    }
+    await this.opts.store.fanOut(await this.deliveriesFor(acked), this.opts.clock.now(), { published: true });
+    return acked.length === rows.length;
+  }
+
+  private async publishOne(sink: EventSink, row: OutboxRow): Promise<boolean> {
+    if (!sink.connected) return false;
+    try {
+      await withTimeout(sink.publish(this.toEvent(row)), this.opts.publishTimeoutMs ?? 5000);
+    } catch (err) {
+      this.opts.logger.warn({ err, event: row.event }, 'event publish failed; kept in the outbox');
+      return false;
+    }
+    this.publishedThrough = Math.max(this.publishedThrough, row.id);
+    return true;
+  }
+
+  /** The webhooks each row goes to. */
+  private async deliveriesFor(rows: OutboxRow[]) {
+    if (rows.length === 0) return [];
+    const hooks = await this.opts.store.enabledWebhooks();
+    const items = rows.map((row) => ({
+      row,
+      webhookIds: isWebhookEvent(row.event)
+        ? hooks.filter((h) => eventMatches(h.events, row.event)).map((h) => h.id)
+        : [],
+    }));
+    if (items.some((i) => i.webhookIds.length > 0)) this.nextDueAt = undefined;
+    return items;
   }
 
   private toEvent(row: OutboxRow): generator.ControllerEvent {
@@ -86,50 +158,33 @@ export class OutboxDispatcher {
     };
   }
 
-  private async publishToBus(): Promise<void> {
+  /** True when the outbox has nothing unpublished left. */
+  private async publishToBus(): Promise<boolean> {
     const sink = this.opts.sink;
-    if (!sink) return;
+    if (!sink) return true;
     for (;;) {
-      if (!sink.connected) return;
       const rows = await this.opts.store.unpublished(BATCH);
-      if (rows.length === 0) return;
+      if (rows.length === 0) return true;
       const acked: number[] = [];
-      let interrupted = false;
       for (const row of rows) {
-        if (!sink.connected) {
-          interrupted = true;
-          break;
-        }
-        try {
-          await withTimeout(sink.publish(this.toEvent(row)), this.opts.publishTimeoutMs ?? 5000);
-        } catch (err) {
-          this.opts.logger.warn({ err, event: row.event }, 'event publish failed; kept in the outbox');
-          interrupted = true;
-          break;
-        }
+        if (!(await this.publishOne(sink, row))) break;
         acked.push(row.id);
       }
       // Marked only after the broker's ack; a crash before this line sends them again (same event_id).
       await this.opts.store.markPublished(acked, this.opts.clock.now());
+      if (acked.length < rows.length) return false;
       // A short batch was everything; events written since then come with their own kick.
-      if (interrupted || rows.length < BATCH) return;
+      if (rows.length < BATCH) return true;
     }
   }
 
-  private async fanOut(): Promise<void> {
+  /** True when every row is fanned out to its webhooks. */
+  private async fanOut(): Promise<boolean> {
     for (;;) {
       const rows = await this.opts.store.unfanned(BATCH);
-      if (rows.length === 0) return;
-      const hooks = await this.opts.store.enabledWebhooks();
-      const items = rows.map((row) => ({
-        row,
-        webhookIds: isWebhookEvent(row.event)
-          ? hooks.filter((h) => eventMatches(h.events, row.event)).map((h) => h.id)
-          : [],
-      }));
-      await this.opts.store.fanOut(items, this.opts.clock.now());
-      if (items.some((i) => i.webhookIds.length > 0)) this.nextDueAt = undefined;
-      if (rows.length < BATCH) return;
+      if (rows.length === 0) return true;
+      await this.opts.store.fanOut(await this.deliveriesFor(rows), this.opts.clock.now());
+      if (rows.length < BATCH) return true;
     }
   }
 

@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { SqlControllerRepository } from '../../src/db/controller-repo.js';
+import type { OutboxRow } from '../../src/db/outbox-store.js';
 import { auditLog, outbox, runs } from '../../src/db/schema.js';
 import { GeneratorController } from '../../src/domain/generator-controller.js';
 import { INITIAL_STATE } from '../../src/domain/types.js';
@@ -206,6 +207,26 @@ for (const backend of backends) {
         rows: { synchronous_commit: string }[];
       };
       expect(shown.rows[0]?.synchronous_commit).toBe('on');
+    });
+
+    it("reports each commit's outbox rows with the ids the database gave them, in order", async (ctx) => {
+      if (!tdb) return ctx.skip();
+      const seen: OutboxRow[] = [];
+      const repo = new SqlControllerRepository(database, clock, (rows) => seen.push(...rows));
+      await repo.commit({
+        label: 'events',
+        events: () => [
+          { event: 'first', data: { n: 1 } },
+          { event: 'second', data: { n: 2 } },
+          { event: 'third', data: { n: 3 } },
+        ],
+      });
+      await repo.commit({ label: 'no events', audit: [{ action: 'x', actor: USER }] });
+      const stored = (await database.db.select().from(outbox)).slice(-3);
+      expect(seen.map((r) => [r.id, r.event_id, r.event, r.data])).toEqual(
+        stored.map((r) => [r.id, r.event_id, r.event, r.data]),
+      );
+      expect(seen.map((r) => r.event)).toEqual(['first', 'second', 'third']);
     });
   });
 }
