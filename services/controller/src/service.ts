@@ -47,7 +47,7 @@ export type ControllerService = Awaited<ReturnType<typeof createControllerServic
 export async function createControllerService(opts: ServiceOptions) {
   const { database, clock, logger, config } = opts;
   const db = database.db;
-  const outboxStore = new OutboxStore(db);
+  const outboxStore = new OutboxStore(db, database);
   const dispatcher = new OutboxDispatcher({
     store: outboxStore,
     sink: opts.eventSink ?? null,

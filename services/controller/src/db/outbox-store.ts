@@ -1,8 +1,14 @@
 import { and, asc, desc, eq, inArray, isNull, lte } from 'drizzle-orm';
-import type { Db } from './connection.js';
+import { getTableConfig } from 'drizzle-orm/pg-core';
+import type { Database, Db } from './connection.js';
 import { outbox, webhookDeliveries, webhooks } from './schema.js';
 
 export type OutboxRow = typeof outbox.$inferSelect;
+
+const OUTBOX_REF = (() => {
+  const cfg = getTableConfig(outbox);
+  return `"${cfg.schema}"."${cfg.name}"`;
+})();
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -17,7 +23,11 @@ export interface WebhookFields {
 export class OutboxStore {
   private enabled: Promise<WebhookRow[]> | null = null;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The driver beside drizzle, for the marks each event takes. */
+    private readonly database?: Pick<Database, 'query'>,
+  ) {}
 
   unpublished(limit: number): Promise<OutboxRow[]> {
     return this.db
@@ -63,17 +73,24 @@ export class OutboxStore {
         created_at: now,
       })),
     );
+    const ids = items.map((i) => i.row.id);
     const mark = (db: Pick<Db, 'update'>) =>
       db
         .update(outbox)
         .set(opts.published ? { fanned_out_at: now, published_at: now } : { fanned_out_at: now })
-        .where(
-          inArray(
-            outbox.id,
-            items.map((i) => i.row.id),
-          ),
-        );
-    // Without webhooks this is one statement, atomic on its own.
+        .where(inArray(outbox.id, ids));
+    // Without webhooks: one prepared statement, atomic on its own, and unflushed. A mark lost in a
+    // crash only sends the event again (same event_id), which the outbox allows anyway.
+    if (deliveries.length === 0 && this.database) {
+      await this.database.query({
+        name: opts.published ? 'outpost_outbox_done' : 'outpost_outbox_fanned',
+        text: `with w as (update ${OUTBOX_REF} set "fanned_out_at" = $1${
+          opts.published ? ', "published_at" = $1' : ''
+        } where "id" = any($2::bigint[])) select set_config('synchronous_commit', 'off', true)`,
+        params: [now, ids],
+      });
+      return;
+    }
     if (deliveries.length === 0) {
       await mark(this.db);
       return;

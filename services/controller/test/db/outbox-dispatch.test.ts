@@ -39,7 +39,7 @@ describe('outbox dispatch', () => {
   const setup = () => {
     const sink = new Sink();
     const dispatcher = new OutboxDispatcher({
-      store: new OutboxStore(database.db),
+      store: new OutboxStore(database.db, database),
       sink,
       clock,
       logger: silentLogger,
