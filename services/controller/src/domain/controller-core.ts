@@ -167,8 +167,13 @@ export class GeneratorCore {
       this.bootAt = now;
       const level = reset.relayDisarmedByPolicy || reset.wasRunning ? 'warn' : 'info';
       logger[level]({ event: 'SYSTEM_BOOT_RESET', ...bootLog }, 'SYSTEM_BOOT_RESET');
-      await this.safeRelay(() => this.deps.relay.setArmed(this.state.slave_relay_armed));
-      await this.safeRelay(() => this.deps.relay.commandRelay(false));
+      if (this.deps.relay.available()) {
+        await this.safeRelay(() => this.deps.relay.setArmed(this.state.slave_relay_armed));
+        await this.safeRelay(() => this.deps.relay.commandRelay(false));
+      } else {
+        // The heartbeat sent when the broker connects carries this same intent (armed as reset, OFF).
+        logger.info({}, 'relay node link not up yet: the first heartbeat carries the boot state');
+      }
       this.afterChange(events.length > 0);
       this.startAliveStamp();
       return bootLog;
