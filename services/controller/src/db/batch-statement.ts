@@ -34,12 +34,14 @@ interface TableShape {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-function shapeOf(table: PgTable, keep: (c: PgColumn) => boolean = () => true): TableShape {
+/** A table's quoted, schema-qualified name, for statements written as text. */
+export function tableRef(table: PgTable): string {
   const cfg = getTableConfig(table);
-  return {
-    ref: `${cfg.schema ? `${quote(cfg.schema)}.` : ''}${quote(cfg.name)}`,
-    columns: cfg.columns.filter(keep),
-  };
+  return `${cfg.schema ? `${quote(cfg.schema)}.` : ''}${quote(cfg.name)}`;
+}
+
+function shapeOf(table: PgTable, keep: (c: PgColumn) => boolean = () => true): TableShape {
+  return { ref: tableRef(table), columns: getTableConfig(table).columns.filter(keep) };
 }
 
 const STATE = shapeOf(controllerState);

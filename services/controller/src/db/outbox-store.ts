@@ -1,14 +1,11 @@
 import { and, asc, desc, eq, inArray, isNull, lte } from 'drizzle-orm';
-import { getTableConfig } from 'drizzle-orm/pg-core';
+import { tableRef } from './batch-statement.js';
 import type { Database, Db } from './connection.js';
 import { outbox, webhookDeliveries, webhooks } from './schema.js';
 
 export type OutboxRow = typeof outbox.$inferSelect;
 
-const OUTBOX_REF = (() => {
-  const cfg = getTableConfig(outbox);
-  return `"${cfg.schema}"."${cfg.name}"`;
-})();
+const OUTBOX_REF = tableRef(outbox);
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -26,7 +23,7 @@ export class OutboxStore {
   constructor(
     private readonly db: Db,
     /** The driver beside drizzle, for the marks each event takes. */
-    private readonly database?: Pick<Database, 'query'>,
+    private readonly database: Pick<Database, 'query'>,
   ) {}
 
   unpublished(limit: number): Promise<OutboxRow[]> {
@@ -39,8 +36,24 @@ export class OutboxStore {
   }
 
   async markPublished(ids: number[], at: number): Promise<void> {
+    await this.mark(ids, at, { published: true, fanned: false });
+  }
+
+  /**
+   * Stamps rows published and/or fanned out: one prepared statement, atomic on its own, and
+   * unflushed. A mark lost in a crash only sends the event again (same event_id), which the outbox
+   * allows anyway.
+   */
+  private async mark(ids: number[], at: number, stamp: { published: boolean; fanned: boolean }) {
     if (ids.length === 0) return;
-    await this.db.update(outbox).set({ published_at: at }).where(inArray(outbox.id, ids));
+    const set = [stamp.fanned && '"fanned_out_at" = $1', stamp.published && '"published_at" = $1']
+      .filter(Boolean)
+      .join(', ');
+    await this.database.query({
+      name: `outpost_outbox_mark_${stamp.published ? 'p' : ''}${stamp.fanned ? 'f' : ''}`,
+      text: `with w as (update ${OUTBOX_REF} set ${set} where "id" = any($2::bigint[])) select set_config('synchronous_commit', 'off', true)`,
+      params: [at, ids],
+    });
   }
 
   unfanned(limit: number): Promise<OutboxRow[]> {
@@ -74,30 +87,17 @@ export class OutboxStore {
       })),
     );
     const ids = items.map((i) => i.row.id);
-    const mark = (db: Pick<Db, 'update'>) =>
-      db
-        .update(outbox)
-        .set(opts.published ? { fanned_out_at: now, published_at: now } : { fanned_out_at: now })
-        .where(inArray(outbox.id, ids));
-    // Without webhooks: one prepared statement, atomic on its own, and unflushed. A mark lost in a
-    // crash only sends the event again (same event_id), which the outbox allows anyway.
-    if (deliveries.length === 0 && this.database) {
-      await this.database.query({
-        name: opts.published ? 'outpost_outbox_done' : 'outpost_outbox_fanned',
-        text: `with w as (update ${OUTBOX_REF} set "fanned_out_at" = $1${
-          opts.published ? ', "published_at" = $1' : ''
-        } where "id" = any($2::bigint[])) select set_config('synchronous_commit', 'off', true)`,
-        params: [now, ids],
-      });
-      return;
-    }
+    const published = opts.published === true;
     if (deliveries.length === 0) {
-      await mark(this.db);
+      await this.mark(ids, now, { published, fanned: true });
       return;
     }
     await this.db.transaction(async (tx) => {
       await tx.insert(webhookDeliveries).values(deliveries);
-      await mark(tx);
+      await tx
+        .update(outbox)
+        .set(published ? { fanned_out_at: now, published_at: now } : { fanned_out_at: now })
+        .where(inArray(outbox.id, ids));
     });
   }
 

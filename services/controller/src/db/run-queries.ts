@@ -69,7 +69,6 @@ export async function runStats(db: Db, days: number, now: number) {
   };
 }
 
-/** Fuel and runtime of the runs completed since the last reset. */
 /** Run seconds of every completed run and fuel of those completed after resetAt, in one query. */
 export async function runTotals(db: Db, resetAt: number | null) {
   const since = resetAt === null ? sql`true` : gt(runs.stop_time, resetAt);
@@ -83,6 +82,7 @@ export async function runTotals(db: Db, resetAt: number | null) {
   return { seconds: Number(row?.seconds ?? 0), gallonsSince: Number(row?.gallonsSince ?? 0) };
 }
 
+/** Fuel and runtime of the runs completed since the last reset. */
 export async function fuelSince(db: Db, since: number | null) {
   const [row] = await db
     .select({

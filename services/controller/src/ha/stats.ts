@@ -1,7 +1,7 @@
 import { encodePayload } from '@outpost/contracts';
 import type { MqttClient } from 'mqtt';
 import { runTotals } from '../db/run-queries.js';
-import type { Clock } from '../domain/clock.js';
+import { type Clock, Coalesced } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
 import type { ControllerService } from '../service.js';
 import type { DiscoveryLogger } from '@outpost/runtime';
@@ -47,8 +47,7 @@ export async function controllerStats(svc: ControllerService): Promise<Controlle
  */
 export class StatsPublisher {
   private timer: unknown = null;
-  private running = false;
-  private again = false;
+  private readonly publishes = new Coalesced(() => this.publish());
   /** Completed-run totals, re-read only when a run ends or the fuel counter is reset. */
   private done: Completed | null = null;
   private stale = true;
@@ -84,23 +83,9 @@ export class StatsPublisher {
     this.timer = null;
   }
 
-  /** Coalesces: one publish at a time, and one more after it when kicked meanwhile. */
+  /** One publish at a time; changes meanwhile make one more. */
   private kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    queueMicrotask(async () => {
-      try {
-        do {
-          this.again = false;
-          await this.publish();
-        } while (this.again);
-      } finally {
-        this.running = false;
-      }
-    });
+    void this.publishes.run();
   }
 
   async publish(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { generator } from '@outpost/contracts';
-import type { Clock } from '../domain/clock.js';
+import { type Clock, Coalesced } from '../domain/clock.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { OutboxRow, OutboxStore } from '../db/outbox-store.js';
 import { eventMatches, isWebhookEvent, postWebhook, retryDelayMs } from './webhook-client.js';
@@ -29,10 +29,14 @@ export interface DispatcherOptions {
  * outage loses none), and the webhook events to each matching webhook with retries and a delivery log.
  */
 export class OutboxDispatcher {
-  private running = false;
-  private again = false;
   private timer: unknown = null;
-  private idle: Promise<void> = Promise.resolve();
+  private readonly passes = new Coalesced(
+    () => this.pass(),
+    (err) => {
+      this.caughtUp = false;
+      this.opts.logger.warn({ err }, 'outbox pass failed; will retry');
+    },
+  );
   /** When the next pending webhook delivery is due: undefined unknown, null none pending. */
   private nextDueAt: number | null | undefined = undefined;
   /** Rows this process committed since the last pass, in id order. */
@@ -68,25 +72,7 @@ export class OutboxDispatcher {
    */
   kick(sweep = false): Promise<void> {
     if (sweep) this.caughtUp = false;
-    if (this.running) {
-      this.again = true;
-      return this.idle;
-    }
-    this.running = true;
-    this.idle = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.pass();
-        } while (this.again);
-      } catch (err) {
-        this.caughtUp = false;
-        this.opts.logger.warn({ err }, 'outbox pass failed; will retry');
-      } finally {
-        this.running = false;
-      }
-    })();
-    return this.idle;
+    return this.passes.run();
   }
 
   private async pass(): Promise<void> {
@@ -109,10 +95,8 @@ export class OutboxDispatcher {
     const rows = this.fresh.filter((r) => r.id > this.publishedThrough);
     this.fresh = [];
     if (rows.length === 0) return true;
-    if (!sink) {
-      await this.opts.store.fanOut(await this.deliveriesFor(rows), this.opts.clock.now());
-      return true;
-    }
+    // Without a broker the rows stay unpublished; the read-back path fans them out.
+    if (!sink) return false;
     const acked: OutboxRow[] = [];
     for (const row of rows) {
       if (!(await this.publishOne(sink, row))) break;

@@ -7,7 +7,11 @@ export interface Received {
 }
 
 /** An HTTP endpoint on 127.0.0.1 that records what webhooks and notification channels send it. */
-export async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+export async function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}> {
   const received: Received[] = [];
   const srv = createServer((req, res) => {
     let body = '';

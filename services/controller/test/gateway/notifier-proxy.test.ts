@@ -21,7 +21,9 @@ async function fakeNotifier() {
       const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
       let sub: string | null = null;
       try {
-        const { payload } = await jwtVerify(m?.[1] ?? '', new TextEncoder().encode(JWT), { algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(m?.[1] ?? '', new TextEncoder().encode(JWT), {
+          algorithms: ['HS256'],
+        });
         sub = payload.sub ?? null;
       } catch {
         res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Invalid token"}');
@@ -77,7 +79,12 @@ describe('notifier forwarding', () => {
     t = await testApp(database, {
       gateway: { notifier: notifierProxy({ url: notifier.url, jwtSecret: JWT, logger }) },
     });
-    const channel = { name: 'ops', channel_type: 'webhook', config: { url: 'http://127.0.0.1:9/x' }, enabled: true };
+    const channel = {
+      name: 'ops',
+      channel_type: 'webhook',
+      config: { url: 'http://127.0.0.1:9/x' },
+      enabled: true,
+    };
     const res = await t.request('POST', '/api/notifications/channels?x=1', channel);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: 7 });

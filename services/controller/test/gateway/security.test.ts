@@ -166,11 +166,15 @@ describe('rate limits and headers', () => {
   });
 });
 
+// Addresses other than loopback below are allowlist entries and X-Forwarded-For values only: every
+// request goes to a server bound to 127.0.0.1.
 describe('IP allowlist over a real socket', () => {
   const serve = async (allowedIps: string, trustedProxies?: string) => {
     t = await testApp(database);
     const root = buildGateway(t.svc, { logger: pino({ level: 'silent' }), allowedIps, trustedProxies });
-    return serveApp(root, { port: 0, host: '127.0.0.1' });
+    const srv = await serveApp(root, { port: 0, host: '127.0.0.1' });
+    expect(new URL(srv.url).hostname).toBe('127.0.0.1');
+    return srv;
   };
 
   it('a client off the list gets 403 everywhere, health included', async () => {
