@@ -14,8 +14,22 @@ export interface RedisBackplane {
  * `keyPrefix` so several fleets (or test runs) can share one Redis database. Redis pub/sub channels
  * are not per-database, so brokers of different fleets on one Redis also need different topic prefixes.
  */
+/**
+ * The persistence sends some commands without awaiting them (will and queue clean-ups). Those that
+ * meet a closing connection fail with "Connection is closed." and would end the process as an
+ * unhandled rejection; here every command is marked handled. A caller that awaits a command still
+ * gets its error.
+ */
+export class BackplaneRedis extends Redis {
+  override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
+    const reply = super.sendCommand(...args);
+    if (reply instanceof Promise) reply.catch(() => {});
+    return reply;
+  }
+}
+
 export function createRedisBackplane(url: string, keyPrefix: string): RedisBackplane {
-  const conn = new Redis(url, { keyPrefix, lazyConnect: false, maxRetriesPerRequest: null });
+  const conn = new BackplaneRedis(url, { keyPrefix, lazyConnect: false, maxRetriesPerRequest: null });
   const persistence = persistenceRedis({ conn });
   const mq = mqemitterRedis({ connectionString: url });
   let closed = false;
