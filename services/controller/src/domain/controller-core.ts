@@ -77,6 +77,12 @@ export interface StopOutcome {
   was_running: boolean;
 }
 
+/** Runs this process has finished, and the figures of the newest one (readers keep totals with them). */
+export interface FinishedRuns {
+  count: number;
+  last: { stop_time: number; duration_seconds: number; fuel_gallons: number } | null;
+}
+
 export interface BootReport {
   boot_arming_policy: BootArmingPolicy;
   relay_disarmed_by_policy: boolean;
@@ -101,6 +107,7 @@ export class GeneratorCore {
   private readonly autoStop: TimerSlot;
   private readonly maxRuntime: TimerSlot;
   private aliveTimer: unknown = null;
+  private finished: FinishedRuns = { count: 0, last: null };
 
   constructor(protected readonly deps: ControllerDeps) {
     this.writes = new WriteQueue(
@@ -225,6 +232,10 @@ export class GeneratorCore {
 
   get pendingWrites(): number {
     return this.writes.backlog;
+  }
+
+  get finishedRuns(): Readonly<FinishedRuns> {
+    return this.finished;
   }
 
   /** The relay intent the heartbeat carries. */
@@ -447,6 +458,10 @@ export class GeneratorCore {
     this.runRef = null;
     this.autoStop.cancel();
     this.maxRuntime.cancel();
+    this.finished = {
+      count: this.finished.count + 1,
+      last: { stop_time: now, duration_seconds: duration, fuel_gallons: fuelUsed },
+    };
     await this.within(runWrite);
     this.transition('stopped');
     this.afterChange(true);

@@ -3,6 +3,7 @@ import type { MqttClient } from 'mqtt';
 import { runTotals } from '../db/run-queries.js';
 import { type Clock, Coalesced } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
+import { type Completed, CompletedTotals } from './completed-totals.js';
 import type { ControllerService } from '../service.js';
 import type { DiscoveryLogger } from '@outpost/runtime';
 
@@ -10,12 +11,6 @@ export interface ControllerStats {
   runtime_seconds: number;
   total_run_hours: number;
   fuel_used_gallons: number;
-}
-
-interface Completed {
-  seconds: number;
-  gallonsSinceReset: number;
-  resetAt: number | null;
 }
 
 async function completedRuns(svc: ControllerService): Promise<Completed> {
@@ -48,10 +43,7 @@ export async function controllerStats(svc: ControllerService): Promise<Controlle
 export class StatsPublisher {
   private timer: unknown = null;
   private readonly publishes = new Coalesced(() => this.publish());
-  /** Completed-run totals, re-read only when a run ends or the fuel counter is reset. */
-  private done: Completed | null = null;
-  private stale = true;
-  private wasRunning = false;
+  private readonly totals: CompletedTotals;
   /** The retained payload the broker has; the same one is not sent again until a reconnect. */
   private lastSent: string | null = null;
 
@@ -64,7 +56,23 @@ export class StatsPublisher {
       logger: DiscoveryLogger;
       periodMs?: number;
     },
-  ) {}
+  ) {
+    const ctl = o.svc.controller;
+    this.totals = new CompletedTotals(
+      {
+        get finishedRuns() {
+          return ctl.finishedRuns;
+        },
+        get resetAt() {
+          return ctl.persisted.fuel_reset_at;
+        },
+        get pendingWrites() {
+          return ctl.pendingWrites;
+        },
+      },
+      (resetAt) => runTotals(o.svc.db, resetAt),
+    );
+  }
 
   start(): void {
     this.o.svc.onStateChanged(() => this.kick());
@@ -73,7 +81,7 @@ export class StatsPublisher {
       this.kick();
     });
     this.timer = this.o.clock.setInterval(() => {
-      if (this.stale || this.o.svc.controller.view().running) this.kick();
+      if (this.totals.behind || this.o.svc.controller.view().running) this.kick();
     }, this.o.periodMs ?? 30_000);
     this.kick();
   }
@@ -91,19 +99,9 @@ export class StatsPublisher {
   async publish(): Promise<void> {
     if (!this.o.client.connected) return;
     try {
-      const { svc } = this.o;
-      const running = svc.controller.view().running;
-      if (this.wasRunning && !running) this.stale = true;
-      this.wasRunning = running;
-      if (this.done?.resetAt !== svc.controller.persisted.fuel_reset_at) this.stale = true;
-      // The finished run is in the totals only once its record is written; until then keep the
-      // previous totals and look again on the next kick or tick.
-      if (!this.done || (this.stale && svc.controller.pendingWrites === 0)) {
-        this.done = await completedRuns(svc);
-        this.stale = svc.controller.pendingWrites > 0;
-      }
-      if (!this.done) return;
-      const payload = encodePayload('controllerStats', withCurrentRun(svc, this.done));
+      const done = await this.totals.current();
+      if (!done) return;
+      const payload = encodePayload('controllerStats', withCurrentRun(this.o.svc, done));
       if (payload === this.lastSent) return;
       await this.o.client.publishAsync(this.o.topic, payload, { qos: 1, retain: true });
       this.lastSent = payload;
