@@ -13,6 +13,7 @@ import type { GpioInputPort } from './inputs/gpio-port.js';
 import { InputBridge } from './inputs/inputs.js';
 import type { MockGpio } from './inputs/mock-gpio.js';
 import { type EventSink, OutboxDispatcher } from './outbox/dispatcher.js';
+import { PendingMarks } from './outbox/pending-marks.js';
 
 export interface ServiceConfig {
   controllerId: string;
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   /** Called whenever the generator state changed (retained state publisher). */
   onStateChanged?: () => void;
   outboxSweepMs?: number;
+  /** How long stamps of published events wait for a commit to carry them before their own write. */
+  outboxStampDelayMs?: number;
   /** Called with the state machine before it boots (the heartbeat reads its intent). */
   onController?: (controller: GeneratorController) => void;
 }
@@ -48,8 +51,15 @@ export async function createControllerService(opts: ServiceOptions) {
   const { database, clock, logger, config } = opts;
   const db = database.db;
   const outboxStore = new OutboxStore(db, database);
+  const marks = new PendingMarks(
+    (groups) => outboxStore.stampSent(groups),
+    clock,
+    opts.outboxStampDelayMs,
+    (err) => logger.warn({ err }, 'outbox stamps not written; will retry'),
+  );
   const dispatcher = new OutboxDispatcher({
     store: outboxStore,
+    marks,
     sink: opts.eventSink ?? null,
     clock,
     logger,
@@ -59,7 +69,7 @@ export async function createControllerService(opts: ServiceOptions) {
   const stateListeners: (() => void)[] = opts.onStateChanged ? [opts.onStateChanged] : [];
   const controller = new GeneratorController({
     clock,
-    repo: new SqlControllerRepository(database, clock, (rows) => dispatcher.committed(rows)),
+    repo: new SqlControllerRepository(database, clock, (rows) => dispatcher.committed(rows), marks),
     relay: opts.relay,
     bus: {
       stateChanged: () => {
@@ -111,6 +121,7 @@ export async function createControllerService(opts: ServiceOptions) {
     },
     async close() {
       scheduler.stop();
+      await dispatcher.flushMarks().catch(() => undefined);
       dispatcher.stop();
       controller.shutdown();
       await opts.gpio.close();

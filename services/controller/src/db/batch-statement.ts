@@ -21,6 +21,8 @@ export interface BatchRows {
   audit: Row[];
   /** Outbox rows; the statement returns their ids as outbox_ids. */
   outbox: Row[];
+  /** Earlier outbox rows to stamp published and fanned out: parallel arrays of ids and instants. */
+  sentStamps?: { ids: number[]; ats: number[] };
   /** Take the id of a run a later commit creates; the statement returns it as run_id. */
   reserveRunId: boolean;
   /** Commit without waiting for the WAL flush (made durable by the next ordinary commit). */
@@ -51,6 +53,7 @@ const RUN_CLOSE = shapeOf(runs, (c) =>
   ['stop_time', 'duration_seconds', 'stop_reason', 'estimated_fuel_used', 'stop_note'].includes(c.name),
 );
 const RUN_ID = RUNS.columns.find((c) => c.name === 'id') as PgColumn;
+const OUTBOX_REF = tableRef(outbox);
 // Ids from their sequences; publication stamps are set later by the dispatcher.
 const OUTBOX = shapeOf(outbox, (c) => ['event_id', 'event', 'data', 'created_at'].includes(c.name));
 const AUDIT = shapeOf(auditLog, (c) => c.name !== 'id');
@@ -64,6 +67,12 @@ class Params {
     const n = this.values.length;
     // jsonb goes over the wire as text: both drivers then take the JSON drizzle made as it is.
     return column.getSQLType() === 'jsonb' ? `$${n}::text::jsonb` : `$${n}`;
+  }
+
+  /** A value the driver takes as it is (arrays for unnest). */
+  raw(value: unknown, cast: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${cast}`;
   }
 
   row(shape: TableShape, row: Row): string {
@@ -89,6 +98,11 @@ function closeRun(p: Params, close: { id: number; set: Row }): string {
   return `update ${RUNS.ref} set ${set} where "id" = ${p.add(RUN_ID, close.id)}`;
 }
 
+/** Stamps rows published and fanned out, each with its own instant, from two parallel arrays. */
+export const sentStampsSql = (ids: string, ats: string) =>
+  `update ${OUTBOX_REF} as o set "published_at" = m."at", "fanned_out_at" = m."at" ` +
+  `from unnest(${ids}, ${ats}) as m("id", "at") where o."id" = m."id"`;
+
 const shapeKey = (b: BatchRows) =>
   [
     b.state ? 's' : '',
@@ -99,6 +113,7 @@ const shapeKey = (b: BatchRows) =>
     `a${b.audit.length}`,
     b.reserveRunId ? 'n' : '',
     b.unflushed ? 'u' : '',
+    b.sentStamps ? 'm' : '',
   ].join('');
 
 const texts = new Map<string, string>();
@@ -131,6 +146,8 @@ export function batchStatement(b: BatchRows): Statement {
         b.audit.map((r) => p.row(AUDIT, r)),
       ),
     );
+  if (b.sentStamps)
+    parts.push(sentStampsSql(p.raw(b.sentStamps.ids, 'bigint[]'), p.raw(b.sentStamps.ats, 'bigint[]')));
   const key = shapeKey(b);
   let text = texts.get(key);
   if (text === undefined) {

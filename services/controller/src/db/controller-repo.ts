@@ -10,6 +10,7 @@ import type {
 import type { Clock } from '../domain/clock.js';
 import type { Database, Db } from './connection.js';
 import { batchStatement } from './batch-statement.js';
+import { type CarriedMarks, type MarkCarrier, stampColumns } from '../outbox/pending-marks.js';
 import type { OutboxRow } from './outbox-store.js';
 import { controllerState, runs, settings } from './schema.js';
 
@@ -61,6 +62,8 @@ export class SqlControllerRepository implements ControllerRepository {
     private readonly clock: Clock,
     /** Told of each commit's outbox rows, with their ids, once it is committed. */
     private readonly onEvents?: (rows: OutboxRow[]) => void,
+    /** Stamps of published events, written by the next commit that adds events. */
+    private readonly marks?: MarkCarrier,
   ) {
     this.db = database.db;
   }
@@ -100,31 +103,16 @@ export class SqlControllerRepository implements ControllerRepository {
       data: e.data,
       created_at: now,
     }));
-    const rows = await this.database.query(
-      batchStatement({
-        state: batch.state && {
-          ...batch.state,
-          ...(newRun ? { current_run_id: runId } : {}),
-          id: ROW,
-          updated_at: now,
-        },
-        settings: batch.settings && settingsToRow(batch.settings),
-        newRun: newRun && { ...newRun, id: runId },
-        closeRuns: (batch.closeRuns ?? [])
-          .filter((c) => c.ref.id !== null)
-          .map((c) => ({ id: c.ref.id as number, set: c as unknown as Record<string, unknown> })),
-        outbox,
-        audit: (batch.audit ?? []).map((a) => ({
-          at: now,
-          who: a.actor.who,
-          source: a.actor.from,
-          action: a.action,
-          details: a.details ?? null,
-        })),
-        reserveRunId: batch.reserveRunId !== undefined,
-        unflushed: batch.flushWithNext === true,
-      }),
-    );
+    // Only commits that add events carry stamps: the start's state row and the stop's stay lean.
+    const carried = outbox.length > 0 ? (this.marks?.take() ?? null) : null;
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await this.database.query(this.statement(batch, now, runId, outbox, carried));
+    } catch (err) {
+      carried?.settle(false);
+      throw err;
+    }
+    carried?.settle(true);
     if (outbox.length > 0 && this.onEvents) {
       const ids = (rows[0]?.outbox_ids as unknown[] | undefined) ?? [];
       this.onEvents(
@@ -133,5 +121,39 @@ export class SqlControllerRepository implements ControllerRepository {
     }
     if (batch.reserveRunId) return { runId: Number(rows[0]?.run_id) };
     return { runId };
+  }
+
+  private statement(
+    batch: CommitBatch,
+    now: number,
+    runId: number | null,
+    outbox: Record<string, unknown>[],
+    carried: CarriedMarks | null,
+  ) {
+    const newRun = batch.createRun;
+    return batchStatement({
+      state: batch.state && {
+        ...batch.state,
+        ...(newRun ? { current_run_id: runId } : {}),
+        id: ROW,
+        updated_at: now,
+      },
+      settings: batch.settings && settingsToRow(batch.settings),
+      newRun: newRun && { ...newRun, id: runId },
+      closeRuns: (batch.closeRuns ?? [])
+        .filter((c) => c.ref.id !== null)
+        .map((c) => ({ id: c.ref.id as number, set: c as unknown as Record<string, unknown> })),
+      outbox,
+      audit: (batch.audit ?? []).map((a) => ({
+        at: now,
+        who: a.actor.who,
+        source: a.actor.from,
+        action: a.action,
+        details: a.details ?? null,
+      })),
+      reserveRunId: batch.reserveRunId !== undefined,
+      unflushed: batch.flushWithNext === true,
+      ...(carried ? { sentStamps: stampColumns(carried.groups) } : {}),
+    });
   }
 }

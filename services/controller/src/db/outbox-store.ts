@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lte } from 'drizzle-orm';
-import { tableRef } from './batch-statement.js';
+import { type MarkGroup, stampColumns } from '../outbox/pending-marks.js';
+import { sentStampsSql, tableRef } from './batch-statement.js';
 import type { Database, Db } from './connection.js';
 import { outbox, webhookDeliveries, webhooks } from './schema.js';
 
@@ -53,6 +54,17 @@ export class OutboxStore {
       name: `outpost_outbox_mark_${stamp.published ? 'p' : ''}${stamp.fanned ? 'f' : ''}`,
       text: `with w as (update ${OUTBOX_REF} set ${set} where "id" = any($2::bigint[])) select set_config('synchronous_commit', 'off', true)`,
       params: [at, ids],
+    });
+  }
+
+  /** Stamps groups of rows published and fanned out, each group with its own instant; unflushed, as above. */
+  async stampSent(groups: MarkGroup[]): Promise<void> {
+    const { ids, ats } = stampColumns(groups);
+    if (ids.length === 0) return;
+    await this.database.query({
+      name: 'outpost_outbox_stamp_sent',
+      text: `with w as (${sentStampsSql('$1::bigint[]', '$2::bigint[]')}) select set_config('synchronous_commit', 'off', true)`,
+      params: [ids, ats],
     });
   }
 

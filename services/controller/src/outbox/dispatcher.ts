@@ -2,6 +2,7 @@ import type { generator } from '@outpost/contracts';
 import { type Clock, Coalesced } from '../domain/clock.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { OutboxRow, OutboxStore } from '../db/outbox-store.js';
+import type { PendingMarks } from './pending-marks.js';
 import { eventMatches, isWebhookEvent, postWebhook, retryDelayMs } from './webhook-client.js';
 
 /** Outbox rows taken per query. */
@@ -19,6 +20,8 @@ export interface DispatcherOptions {
   clock: Clock;
   logger: DomainLogger;
   controllerId: string;
+  /** Stamps of events published from memory, written by the next commit that adds events. */
+  marks?: PendingMarks;
   /** Period of the retry sweep. */
   sweepMs?: number;
   publishTimeoutMs?: number;
@@ -64,6 +67,12 @@ export class OutboxDispatcher {
   stop(): void {
     if (this.timer !== null) this.opts.clock.clearInterval(this.timer);
     this.timer = null;
+    this.opts.marks?.stop();
+  }
+
+  /** Writes the stamps still waiting (at shutdown); a failure only means those events go out again. */
+  async flushMarks(): Promise<void> {
+    await this.opts.marks?.flush();
   }
 
   /**
@@ -77,8 +86,10 @@ export class OutboxDispatcher {
 
   private async pass(): Promise<void> {
     if (!(this.caughtUp && (await this.publishFresh()))) {
-      // Read back: whatever is in memory is also in the outbox.
+      // Read back: whatever is in memory is also in the outbox. Stamps still waiting are written
+      // first, or the rows they cover would read as unpublished and go out twice.
       this.fresh = [];
+      await this.opts.marks?.flush();
       const published = await this.publishToBus();
       const fanned = await this.fanOut();
       this.caughtUp = published && fanned;
@@ -87,8 +98,9 @@ export class OutboxDispatcher {
   }
 
   /**
-   * The fresh rows straight from memory: published in order, then marked published and fanned out
-   * (deliveries created) in one write. False when the broker is away: the outbox keeps them.
+   * The fresh rows straight from memory, published in order. Rows no webhook wants are stamped by
+   * the next commit that adds events; rows with deliveries get them and their stamps in one write now.
+   * False when the broker is away: the outbox keeps them.
    */
   private async publishFresh(): Promise<boolean> {
     const sink = this.opts.sink;
@@ -97,13 +109,31 @@ export class OutboxDispatcher {
     if (rows.length === 0) return true;
     // Without a broker the rows stay unpublished; the read-back path fans them out.
     if (!sink) return false;
-    const acked: OutboxRow[] = [];
-    for (const row of rows) {
-      if (!(await this.publishOne(sink, row))) break;
-      acked.push(row);
-    }
-    await this.opts.store.fanOut(await this.deliveriesFor(acked), this.opts.clock.now(), { published: true });
+    const acked = await this.publishAll(sink, rows);
+    const items = await this.deliveriesFor(acked);
+    const now = this.opts.clock.now();
+    const { marks } = this.opts;
+    if (marks && items.every((i) => i.webhookIds.length === 0)) {
+      marks.add(
+        acked.map((r) => r.id),
+        now,
+      );
+    } else await this.opts.store.fanOut(items, now, { published: true });
     return acked.length === rows.length;
+  }
+
+  /**
+   * Publishes the rows together (one write to the broker: the client sends them in order on one
+   * connection, and the broker keeps that order) and returns the acknowledged prefix. A row after a
+   * failed one may have arrived too; it goes again with the same event_id.
+   */
+  private async publishAll(sink: EventSink, rows: OutboxRow[]): Promise<OutboxRow[]> {
+    const oks = await Promise.all(rows.map((row) => this.publishOne(sink, row)));
+    const failed = oks.indexOf(false);
+    const acked = failed === -1 ? rows : rows.slice(0, failed);
+    const last = acked.at(-1);
+    if (last) this.publishedThrough = Math.max(this.publishedThrough, last.id);
+    return acked;
   }
 
   private async publishOne(sink: EventSink, row: OutboxRow): Promise<boolean> {
@@ -114,7 +144,6 @@ export class OutboxDispatcher {
       this.opts.logger.warn({ err, event: row.event }, 'event publish failed; kept in the outbox');
       return false;
     }
-    this.publishedThrough = Math.max(this.publishedThrough, row.id);
     return true;
   }
 
@@ -149,11 +178,7 @@ export class OutboxDispatcher {
     for (;;) {
       const rows = await this.opts.store.unpublished(BATCH);
       if (rows.length === 0) return true;
-      const acked: number[] = [];
-      for (const row of rows) {
-        if (!(await this.publishOne(sink, row))) break;
-        acked.push(row.id);
-      }
+      const acked = (await this.publishAll(sink, rows)).map((r) => r.id);
       // Marked only after the broker's ack; a crash before this line sends them again (same event_id).
       await this.opts.store.markPublished(acked, this.opts.clock.now());
       if (acked.length < rows.length) return false;

@@ -6,29 +6,37 @@ import { SqlControllerRepository } from '../../src/db/controller-repo.js';
 import { OutboxStore } from '../../src/db/outbox-store.js';
 import { outbox } from '../../src/db/schema.js';
 import { OutboxDispatcher } from '../../src/outbox/dispatcher.js';
+import { PendingMarks } from '../../src/outbox/pending-marks.js';
 import { silentLogger } from '../helpers/harness.js';
-import { pgliteTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { pgliteTestDatabase, postgresTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 /** A broker stand-in that can go away; what it acknowledged, in order. */
 class Sink {
   connected = true;
   sent: string[] = [];
+  ids: string[] = [];
   async publish(e: generator.ControllerEvent): Promise<void> {
     if (!this.connected) throw new Error('not connected');
     this.sent.push(e.event);
+    this.ids.push(e.event_id);
   }
 }
 
+const backends: { name: string; make: () => Promise<TestDatabase | null> }[] = [
+  { name: 'pglite', make: async () => pgliteTestDatabase() },
+  { name: 'postgres', make: postgresTestDatabase },
+];
+
 // Events this process commits are published from memory once the dispatcher has caught up with
 // the outbox; whichever way they go, each goes once, in commit order, and ends marked in the table.
-describe('outbox dispatch', () => {
-  let tdb: TestDatabase;
+describe.each(backends)('outbox dispatch on $name', ({ make }) => {
+  let tdb: TestDatabase | null = null;
   let database: Database;
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
 
   beforeAll(async () => {
-    tdb = pgliteTestDatabase();
-    database = await tdb.open();
+    tdb = await make();
+    if (tdb) database = await tdb.open();
   }, 30_000);
 
   afterAll(async () => {
@@ -36,21 +44,40 @@ describe('outbox dispatch', () => {
     await tdb?.cleanup();
   });
 
+  const STAMP_DELAY_MS = 1000;
+
+  /** Wired as the service wires it; `statements` names every statement sent to the database. */
   const setup = () => {
     const sink = new Sink();
+    const statements: string[] = [];
+    const db = {
+      ...database,
+      query: (s: Parameters<Database['query']>[0]) => {
+        statements.push(s.name);
+        return database.query(s);
+      },
+    };
+    const store = new OutboxStore(database.db, db);
+    const marks = new PendingMarks((groups) => store.stampSent(groups), clock, STAMP_DELAY_MS);
     const dispatcher = new OutboxDispatcher({
-      store: new OutboxStore(database.db, database),
+      store,
       sink,
+      marks,
       clock,
       logger: silentLogger,
       controllerId: 'main',
     });
-    const repo = new SqlControllerRepository(database, clock, (rows) => dispatcher.committed(rows));
+    const repo = new SqlControllerRepository(db, clock, (rows) => dispatcher.committed(rows), marks);
     const emit = async (...names: string[]) => {
       await repo.commit({ label: 'events', events: () => names.map((event) => ({ event, data: {} })) });
       await dispatcher.kick();
     };
-    return { sink, dispatcher, emit };
+    /** The stamp timer fires; resolves once what it writes is written. */
+    const quiet = async () => {
+      clock.advance(STAMP_DELAY_MS);
+      await dispatcher.flushMarks();
+    };
+    return { sink, dispatcher, emit, repo, quiet, statements };
   };
 
   const unmarked = async () =>
@@ -58,12 +85,16 @@ describe('outbox dispatch', () => {
       (r) => r.published_at === null || r.fanned_out_at === null,
     );
 
-  it('publishes each event once, in order, through a broker outage and back', async () => {
-    const { sink, dispatcher, emit } = setup();
+  const unmarkedEvents = async () => (await unmarked()).map((r) => r.event);
+
+  it('publishes each event once, in order, through a broker outage and back', async (ctx) => {
+    if (!tdb) return ctx.skip();
+    const { sink, dispatcher, emit, quiet } = setup();
     await dispatcher.kick(true);
     await emit('a', 'b');
     await emit('c');
     expect(sink.sent).toEqual(['a', 'b', 'c']);
+    await quiet();
     expect(await unmarked()).toEqual([]);
 
     sink.connected = false;
@@ -77,17 +108,92 @@ describe('outbox dispatch', () => {
     await emit('g');
     await dispatcher.kick(true);
     expect(sink.sent).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    await quiet();
     expect(await unmarked()).toEqual([]);
   });
 
-  it('a new dispatcher (a restart) sends what the last one left unpublished, then goes on', async () => {
-    const first = setup();
-    first.sink.connected = false;
-    await first.emit('left-behind');
-    const { sink, dispatcher, emit } = setup();
+  it('the next commit that adds events stamps those already published: no statement of their own', async (ctx) => {
+    if (!tdb) return ctx.skip();
+    const { sink, dispatcher, emit, quiet, statements } = setup();
+    await dispatcher.kick(true);
+    statements.length = 0;
+    await emit('h');
+    await emit('i');
+    await emit('j');
+    expect(sink.sent).toEqual(['h', 'i', 'j']);
+    // h and i rode on the commits of i and j; j waits for the next commit or the timer.
+    expect(await unmarkedEvents()).toEqual(['j']);
+    expect(statements).toHaveLength(3);
+    expect(statements.slice(1).every((n) => n.endsWith('m'))).toBe(true);
+    await quiet();
+    expect(await unmarked()).toEqual([]);
+    expect(statements).toEqual([...statements.slice(0, 3), 'outpost_outbox_stamp_sent']);
+  });
+
+  it('a sweep writes waiting stamps before it reads the outbox back, so nothing goes out twice', async (ctx) => {
+    if (!tdb) return ctx.skip();
+    const { sink, dispatcher, emit, quiet } = setup();
+    await dispatcher.kick(true);
+    await emit('k');
+    expect(await unmarkedEvents()).toEqual(['k']);
+    await dispatcher.kick(true);
+    expect(sink.sent).toEqual(['k']);
+    expect(await unmarked()).toEqual([]);
+    await quiet();
+    expect(sink.sent).toEqual(['k']);
+  });
+
+  it('stamps taken by a commit that fails wait for the next write', async (ctx) => {
+    if (!tdb) return ctx.skip();
+    const { sink, dispatcher, emit, repo, quiet } = setup();
+    await dispatcher.kick(true);
+    await emit('l');
+    // A run whose reserved id is already taken: the whole statement fails, stamps included.
+    const taken = { id: 1 };
+    await repo.commit({ label: 'run', reserveRunId: taken });
+    const createRun = {
+      start_time: 0,
+      trigger_type: 'manual',
+      notes: null,
+      fuel_type_at_run: 'diesel',
+      load_at_run: 50,
+      gph_at_run: 1,
+      scheduled_run_id: null,
+    } as const;
+    await repo.commit({ label: 'run', createRun: { ref: taken, ...createRun } });
+    await expect(
+      repo.commit({
+        label: 'run again',
+        createRun: { ref: taken, ...createRun },
+        events: () => [{ event: 'never', data: {} }],
+      }),
+    ).rejects.toThrow();
+    expect(await unmarkedEvents()).toEqual(['l']);
+    await quiet();
+    expect(await unmarked()).toEqual([]);
+    expect(sink.sent).toEqual(['l']);
+  });
+
+  it('a new dispatcher (a restart) sends what the last one left unpublished or unstamped', async (ctx) => {
+    if (!tdb) return ctx.skip();
+    const offline = setup();
+    offline.sink.connected = false;
+    await offline.emit('left-behind');
+    offline.dispatcher.stop();
+
+    const crashed = setup();
+    await crashed.dispatcher.kick(true);
+    expect(crashed.sink.sent).toEqual(['left-behind']);
+    await crashed.emit('published, stamp lost');
+    crashed.dispatcher.stop();
+
+    const { sink, dispatcher, emit, quiet } = setup();
     await dispatcher.kick(true);
     await emit('after');
-    expect(sink.sent).toEqual(['left-behind', 'after']);
+    // A stamp lost with the process sends its event again, with the same event_id.
+    expect(sink.sent).toEqual(['published, stamp lost', 'after']);
+    expect(sink.ids[0]).toBe(crashed.sink.ids[1]);
+    await quiet();
     expect(await unmarked()).toEqual([]);
   });
 });
