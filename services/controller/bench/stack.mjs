@@ -67,21 +67,21 @@ export function teardown() {
   return tearing;
 }
 
+/** SIGTERM, then SIGKILL after 3 s; resolves once the child has exited. */
+export function stopChild(c) {
+  return new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    const force = setTimeout(() => c.kill('SIGKILL'), 3000);
+    c.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    c.kill('SIGTERM');
+  });
+}
+
 async function stopEverything() {
-  await Promise.all(
-    [...children].map(
-      (c) =>
-        new Promise((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          const force = setTimeout(() => c.kill('SIGKILL'), 3000);
-          c.once('exit', () => {
-            clearTimeout(force);
-            resolve();
-          });
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all([...children].map(stopChild));
   children.clear();
   while (cleanups.length) {
     try {
@@ -284,6 +284,7 @@ export async function startStack() {
     nodeBase,
     mqttUrl,
     database,
+    databaseUrl: postgres?.url ?? null,
     token: login.json.access_token,
     processes: { broker, node, controller },
   };
