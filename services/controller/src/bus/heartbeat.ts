@@ -22,12 +22,17 @@ export interface HeartbeatOptions {
   onLeaseLost?: () => void;
 }
 
+/** How many recent heartbeats keep their issue time, to date what the node reports it applied. */
+const ISSUED_KEPT = 64;
+
 /**
  * The relay lease: the controller's intent published every interval and at once on any change, with
  * a per-process epoch, an increasing seq and expires_at = issued_at + 3 x interval (the node's rules
  * in contracts' DesiredState). When an ON lease runs out with no renewal delivered (broker gone, the
- * process paused), the node's failsafe has dropped the relay: the run is over (comm_loss), so ON is
- * never re-sent from that run's intent, whichever of the lease timer or a late heartbeat comes first.
+ * process paused), or with none applied by the node once it had applied this run's ON (the node alone
+ * cut off from the broker), the node's failsafe has dropped the relay: the run is over (comm_loss), so
+ * ON is never re-sent from that run's intent, whichever of the lease timer or a late heartbeat comes
+ * first. A node that reconnects after its failsafe therefore hears OFF, never a fresh ON.
  */
 export class HeartbeatPublisher implements RelayPort {
   readonly epoch = randomBytes(8).toString('hex');
@@ -40,6 +45,11 @@ export class HeartbeatPublisher implements RelayPort {
   private onSince: number | null = null;
   private leaseLost = false;
   private leaseTimer: unknown = null;
+  /** issued_at of each recent seq. */
+  private readonly issuedAt = new Map<number, number>();
+  /** issued_at of the newest heartbeat of the current ON lease the node reported applied. */
+  private lastAppliedAt: number | null = null;
+  private appliedTimer: unknown = null;
 
   private intent: () => { armed: boolean; relay_on: boolean };
 
@@ -73,6 +83,30 @@ export class HeartbeatPublisher implements RelayPort {
     this.timer = null;
     if (this.leaseTimer !== null) this.opts.clock.clearTimeout(this.leaseTimer);
     this.leaseTimer = null;
+    if (this.appliedTimer !== null) this.opts.clock.clearTimeout(this.appliedTimer);
+    this.appliedTimer = null;
+  }
+
+  /**
+   * The node's retained state says it applied `seq` of `epoch`. Once it has applied this run's ON, it
+   * fails safe at that heartbeat's time plus the lease unless it applies a newer one: the ON lease is
+   * lost then, even while the broker still takes every heartbeat.
+   */
+  applied(epoch: string | null, seq: number | null): void {
+    if (epoch !== this.epoch || seq === null || this.onSince === null || seq < this.onSince) return;
+    const issued = this.issuedAt.get(seq);
+    if (issued === undefined || (this.lastAppliedAt !== null && issued <= this.lastAppliedAt)) return;
+    this.lastAppliedAt = issued;
+    const { clock } = this.opts;
+    if (this.appliedTimer !== null) clock.clearTimeout(this.appliedTimer);
+    this.appliedTimer = clock.setTimeout(
+      () => {
+        this.appliedTimer = null;
+        if (this.onSince === null || this.lastAppliedAt !== issued) return;
+        if (this.intent().relay_on) this.markLeaseLost();
+      },
+      issued + this.leaseMs - clock.now() + 1,
+    );
   }
 
   get leaseMs(): number {
@@ -108,10 +142,11 @@ export class HeartbeatPublisher implements RelayPort {
     if (!intent.relay_on) {
       this.onSince = null;
       this.leaseLost = false;
+      this.lastAppliedAt = null;
     } else if (
       this.onSince !== null &&
-      this.lastDeliveredAt !== null &&
-      issued > this.lastDeliveredAt + this.leaseMs
+      ((this.lastDeliveredAt !== null && issued > this.lastDeliveredAt + this.leaseMs) ||
+        (this.lastAppliedAt !== null && issued > this.lastAppliedAt + this.leaseMs))
     ) {
       this.markLeaseLost();
     }
@@ -126,6 +161,8 @@ export class HeartbeatPublisher implements RelayPort {
       relay_on: relayOn,
     };
     if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
+    this.issuedAt.set(payload.seq, issued);
+    if (this.issuedAt.size > ISSUED_KEPT) this.issuedAt.delete(this.issuedAt.keys().next().value!);
     await sink.publish(payload);
     this.last = payload;
     if (this.lastDeliveredAt === null || issued > this.lastDeliveredAt) this.lastDeliveredAt = issued;
@@ -151,8 +188,12 @@ export class HeartbeatPublisher implements RelayPort {
     if (this.leaseLost) return;
     this.leaseLost = true;
     this.opts.logger.warn(
-      { lease_ms: this.leaseMs, last_delivered_at: this.lastDeliveredAt },
-      'relay lease expired without a delivered heartbeat: the relay node failsafe has dropped the relay',
+      {
+        lease_ms: this.leaseMs,
+        last_delivered_at: this.lastDeliveredAt,
+        last_applied_at: this.lastAppliedAt,
+      },
+      'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
     );
     this.opts.onLeaseLost?.();
   }

@@ -54,6 +54,7 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<S
     }
   });
   await bus.subscribe('relaynodeState', { id }, (state) => {
+    heartbeat.applied(state.epoch, state.applied_seq);
     report(link.state(state, clock.now()));
     resyncIfNeeded();
   });

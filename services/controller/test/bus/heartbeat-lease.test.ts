@@ -103,4 +103,73 @@ describe('heartbeat lease', () => {
     expect(r.sent.at(-1)?.relay_on).toBe(true);
     expect(r.lost()).toBe(0);
   });
+
+  // The node alone cut off from the broker: every heartbeat still reaches the broker, none the node.
+  it('declares the ON lease lost when the node applies no renewal within the lease, though the broker takes them', async () => {
+    const r = rig();
+    r.hb.start();
+    r.setRunning(true);
+    await r.hb.beat();
+    const first = r.sent.at(-1) as relaynode.DesiredState;
+    r.hb.applied(first.epoch, first.seq);
+    // Renewals applied: the lease holds for as long as they come.
+    for (let i = 0; i < 5; i++) {
+      r.clock.advance(10_000);
+      await r.settle();
+      const last = r.sent.at(-1) as relaynode.DesiredState;
+      r.hb.applied(last.epoch, last.seq);
+    }
+    expect(r.lost()).toBe(0);
+    // The node stops applying; its failsafe fires 30 s after the last heartbeat it applied.
+    const lastApplied = r.sent.at(-1) as relaynode.DesiredState;
+    r.clock.advance(20_000);
+    await r.settle();
+    expect(r.sent.at(-1)?.relay_on).toBe(true);
+    r.clock.set(lastApplied.issued_at + 30_000);
+    expect(r.lost()).toBe(0);
+    r.clock.advance(1);
+    expect(r.lost()).toBe(1);
+    // From then on this run's intent is never sent as ON: a node that reconnects hears OFF.
+    for (let i = 0; i < 3; i++) {
+      r.clock.advance(10_000);
+      await r.settle();
+    }
+    expect(r.sent.filter((d) => d.issued_at > lastApplied.issued_at + 30_000).map((d) => d.relay_on)).toEqual(
+      [false, false, false],
+    );
+    r.hb.stop();
+  });
+
+  it('only applied heartbeats of this run count: other epochs, older seqs and a node that never applied are ignored', async () => {
+    const r = rig();
+    r.hb.start();
+    await r.hb.beat();
+    const off = r.sent.at(-1) as relaynode.DesiredState;
+    r.setRunning(true);
+    await r.hb.beat();
+    // The node applied only the OFF before this run, then another controller's heartbeat.
+    r.hb.applied(off.epoch, off.seq);
+    r.hb.applied('another-epoch', 999);
+    for (let i = 0; i < 6; i++) {
+      r.clock.advance(10_000);
+      await r.settle();
+    }
+    // A start taken while the node is away is carried out when it returns: no applied ON, no loss.
+    expect(r.lost()).toBe(0);
+    expect(r.sent.at(-1)?.relay_on).toBe(true);
+    r.hb.stop();
+  });
+
+  it('a late heartbeat after the applied lease ran out goes out OFF even before the timer fires', async () => {
+    const r = rig();
+    r.setRunning(true);
+    await r.hb.beat();
+    const on = r.sent.at(-1) as relaynode.DesiredState;
+    r.hb.applied(on.epoch, on.seq);
+    r.hb.stop(); // no timers: only the heartbeat itself can notice
+    r.clock.set(on.issued_at + 30_001);
+    await r.hb.beat();
+    expect(r.sent.at(-1)?.relay_on).toBe(false);
+    expect(r.lost()).toBe(1);
+  });
 });

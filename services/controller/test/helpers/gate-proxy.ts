@@ -2,7 +2,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /**
  * A loopback TCP proxy to the broker that holds every connection until opened: a process can boot
- * fully while its broker link stays pending, then join the broker at an exact moment.
+ * fully while its broker link stays pending, then join the broker at an exact moment. cut() drops
+ * every connection and holds new ones again: one process loses the broker while the others keep it.
  */
 export async function gateProxy(target: { host: string; port: number }) {
   let open = false;
@@ -42,6 +43,10 @@ export async function gateProxy(target: { host: string; port: number }) {
       for (const e of held.splice(0)) {
         if (!e.client.destroyed) (e as { release?: () => void }).release?.();
       }
+    },
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
     },
     async close() {
       for (const s of sockets) s.destroy();
