@@ -229,3 +229,58 @@ describe.skipIf(!pg)('channel writes that fail', () => {
     expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).not.toContain('TOPSECRET');
   });
 });
+
+// A backlog replayed by the broker after a restart arrives all at once: a channel must still get
+// "started" before "stopped", even when the first delivery is the slow one.
+describe('notification order per channel', () => {
+  it('delivers a burst of events to each channel in event order, the slow first one included', async () => {
+    const database = await openDatabase({});
+    const repo = new DrizzleNotifierRepo(database.db);
+    const peer = await startHttpPeer();
+    const real = createDeliver({ timeoutMs: 2000 });
+    const deliver: typeof real = async (channel, message, context) => {
+      if (message.title.startsWith('started')) await new Promise((r) => setTimeout(r, 150));
+      return real(channel, message, context);
+    };
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const dispatcher = new Dispatcher({ repo, deliver, clock, logger: silent });
+    const service = new NotifierService(repo, dispatcher, clock);
+    try {
+      const ids: number[] = [];
+      for (const name of ['a', 'b']) {
+        const config = { url: `${peer.url}/${name}`, method: 'POST' as const, headers: {} };
+        ids.push((await service.createChannel({ name, channel_type: 'webhook', enabled: true, config })).id);
+      }
+      for (const [name, title] of [
+        ['generator_started', 'started {{run_id}}'],
+        ['generator_stopped', 'stopped {{run_id}}'],
+      ] as const) {
+        await service.putSetting(name, {
+          enabled: true,
+          channel_ids: ids,
+          group_ids: [],
+          title_template: title,
+          body_template: '-',
+        });
+      }
+      const burst = [];
+      for (const run of [1, 2]) {
+        burst.push(dispatcher.handleEvent(event(`s-${run}`, { run_id: run })));
+        burst.push(
+          dispatcher.handleEvent({ ...event(`t-${run}`, { run_id: run }), event: 'generator_stopped' }),
+        );
+      }
+      expect(await Promise.all(burst)).toEqual(['dispatched', 'dispatched', 'dispatched', 'dispatched']);
+      await dispatcher.settled();
+      for (const path of ['/a', '/b']) {
+        expect(
+          peer.requests.filter((r) => r.path === path).map((r) => (r.json as { title: string }).title),
+        ).toEqual(['started 1', 'stopped 1', 'started 2', 'stopped 2']);
+      }
+    } finally {
+      dispatcher.stop();
+      await peer.close();
+      await database.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type generator, NOTIFICATION_EVENTS, type NotificationEvent } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime/clock';
+import { Lanes } from './lanes.js';
 import { DEFAULT_TEMPLATES, eventVariables, render } from './templates.js';
 import type {
   ChannelRecord,
@@ -71,6 +72,10 @@ export class Dispatcher {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly timers = new Set<unknown>();
   private stopped = false;
+  /** Events are taken one at a time, in arrival order (a broker replays a backlog all at once). */
+  private readonly events = new Lanes<'events'>();
+  /** Each channel gets its notifications in event order: "stopped" never before "started". */
+  private readonly channels = new Lanes<number>();
 
   constructor(private readonly o: DispatcherOptions) {
     this.delays = o.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
@@ -78,7 +83,11 @@ export class Dispatcher {
   }
 
   /** Handles one controller event; safe to call twice with the same event_id. */
-  async handleEvent(ev: generator.ControllerEvent): Promise<EventResult> {
+  handleEvent(ev: generator.ControllerEvent): Promise<EventResult> {
+    return this.events.run('events', () => this.handleOne(ev));
+  }
+
+  private async handleOne(ev: generator.ControllerEvent): Promise<EventResult> {
     if (!(NOTIFICATION_EVENTS as readonly string[]).includes(ev.event)) return 'ignored';
     const event = ev.event as NotificationEvent;
     if (!(await this.o.repo.claimEvent(ev.event_id, event, this.o.clock.now()))) {
@@ -102,20 +111,17 @@ export class Dispatcher {
     };
     const notification_id = this.newId();
     for (const channel_id of channelIds) {
-      this.track(
-        this.attempt(
-          {
-            notification_id,
-            source: event,
-            event_id: ev.event_id,
-            channel_id,
-            message,
-            context,
-            retries: true,
-          },
-          1,
-        ),
-      );
+      const job = {
+        notification_id,
+        source: event,
+        event_id: ev.event_id,
+        channel_id,
+        message,
+        context,
+        retries: true,
+      };
+      // First attempts keep the event order per channel; retries come later on their own schedule.
+      this.track(this.channels.run(channel_id, () => this.attempt(job, 1)));
     }
     return 'dispatched';
   }
