@@ -166,6 +166,17 @@ export async function nodeStatus(nodeUrl: string): Promise<{
   return (await res.json()) as Awaited<ReturnType<typeof nodeStatus>>;
 }
 
+/** Watches the node's relay for `ms` (REST, every 20 ms): whether it was ever seen ON. */
+export async function relaySeenOn(nodeUrl: string, ms: number): Promise<boolean> {
+  const until = performance.now() + ms;
+  let seen = false;
+  while (performance.now() < until) {
+    if ((await nodeStatus(nodeUrl)).relay_on) seen = true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return seen;
+}
+
 export async function setEpo(nodeUrl: string, engaged: boolean): Promise<void> {
   const res = await fetch(`${nodeUrl}/api/dev/epo`, {
     method: 'POST',
