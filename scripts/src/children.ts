@@ -52,11 +52,22 @@ export function startChild(name: string, script: string, env: NodeJS.ProcessEnv,
   return { name, proc, exited };
 }
 
-/** SIGTERM, then SIGKILL after graceMs if it is still there. */
-export async function stopChild(child: Child, graceMs = 10_000): Promise<void> {
-  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
-  await child.exited;
-  clearTimeout(timer);
+/**
+ * SIGTERM, then SIGKILL after graceMs if it is still there. Resolves to '' for a clean exit, else to
+ * what went wrong (`exit 1`, `killed after 10 s`).
+ */
+export async function stopChild(child: Child, graceMs = 10_000): Promise<string> {
+  let forced = false;
+  if (child.proc.exitCode === null && child.proc.signalCode === null) {
+    child.proc.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      forced = true;
+      child.proc.kill('SIGKILL');
+    }, graceMs);
+    await child.exited;
+    clearTimeout(timer);
+  }
+  if (forced) return `killed after ${graceMs / 1000} s`;
+  const code = child.proc.exitCode;
+  return code === 0 || code === null ? '' : `exit ${code}`;
 }

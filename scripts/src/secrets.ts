@@ -17,13 +17,58 @@ export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
   { username: 'viewer', role: 'viewer', id: '*' },
 ];
 
-const Secrets = z.object({
-  JWT_SECRET: z.string().min(32),
-  RELAYNODE_API_SECRET: z.string().min(32),
-  ADMIN_PASSWORD: z.string().min(12),
-  mqtt: z.record(z.string(), z.string().min(16)),
+/*
+ * One rule per secret, used for the environment and for the file alike, so a value accepted once is
+ * accepted again after it was remembered. The lower bounds are those of the services that read them,
+ * raised where a short value is a weak key (an HS256 key of under 32 characters).
+ */
+const jwtSecret = z.string().min(32, 'must be at least 32 characters').max(512);
+const relayKey = z.string().min(16, 'must be at least 16 characters').max(512);
+const adminUsername = z.string().min(1).max(100);
+const adminPassword = z.string().min(10, 'must be at least 10 characters').max(200);
+const simulatorUsername = z.string().min(1).max(200);
+const simulatorPassword = z.string().min(1).max(200);
+const mqttPassword = z.string().min(12, 'must be at least 12 characters').max(512);
+
+/** What a relay node was given by `--join`: where the controller's broker is, and for which site. */
+export const JoinedSite = z.object({
+  mqtt_url: z
+    .string()
+    .regex(/^(mqtts?|wss?|tcp):\/\/[^\s@/]+(\/[^\s@]*)?$/, 'expected mqtt://host:port, without credentials'),
+  site: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/),
 });
-export type Secrets = z.infer<typeof Secrets>;
+export type JoinedSite = z.infer<typeof JoinedSite>;
+
+const SecretsFile = z.object({
+  JWT_SECRET: jwtSecret,
+  RELAYNODE_API_SECRET: relayKey,
+  ADMIN_USERNAME: adminUsername.optional(),
+  ADMIN_PASSWORD: adminPassword,
+  SIMULATOR_USERNAME: simulatorUsername.optional(),
+  SIMULATOR_PASSWORD: simulatorPassword.optional(),
+  mqtt: z.record(z.string(), mqttPassword),
+  join: JoinedSite.optional(),
+});
+export type Secrets = z.infer<typeof SecretsFile>;
+
+export type Source = 'environment' | 'file' | 'generated' | 'default';
+
+/** Where each secret in effect came from, for the launcher's start-up lines. Never holds a value. */
+export interface SecretSources {
+  JWT_SECRET: Source;
+  RELAYNODE_API_SECRET: Source;
+  ADMIN_USERNAME: Source;
+  ADMIN_PASSWORD: Source;
+  simulator_login: Source | 'admin login';
+  /** Per broker account. */
+  mqtt: Record<string, Source>;
+}
+
+/** A set value that breaks its rule: the message names where it was set. */
+export class SecretError extends Error {
+  override name = 'SecretError';
+}
 
 const token = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
@@ -34,40 +79,145 @@ function writePrivate(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
+/** The environment variable that sets one broker account's password, e.g. MQTT_PASSWORD_AUTOMATION. */
+export const mqttPasswordVariable = (username: string) => `MQTT_PASSWORD_${username.toUpperCase()}`;
+
+function fromEnv(env: NodeJS.ProcessEnv, name: string, rule: z.ZodType<string>): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const parsed = rule.safeParse(raw);
+  if (!parsed.success) {
+    throw new SecretError(`Invalid environment variable ${name}: ${parsed.error.issues[0]?.message}`);
+  }
+  return parsed.data;
+}
+
+function readFile(path: string): Partial<Secrets> | null {
+  if (!existsSync(path)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new SecretError(`${path} is not valid JSON; move it away to generate new secrets`);
+  }
+  // A file written by `--join` alone holds only the relay node's part; the rest is filled in below.
+  const parsed = SecretsFile.partial().safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SecretError(`${path}: ${issue?.path.join('.')} ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+export interface Resolved {
+  secrets: Secrets;
+  sources: SecretSources;
+  /** This run generated the admin password (the only value the launcher ever prints). */
+  createdAdminPassword: boolean;
+}
+
 /**
- * Secrets are generated on the first run and reused after, so tokens, the relay node's key and the
- * broker passwords stay valid across restarts. Returns whether this run created them.
+ * Every secret follows one rule: the environment, then `DATA_DIR/secrets.json`, then generated. What is
+ * in effect is written back to the file (0600), so a value set once keeps working after the variable
+ * is removed, and the relay node key a controller was paired with survives restarts.
  */
-export function ensureSecrets(dataDir: string): { secrets: Secrets; created: boolean } {
+export function resolveSecrets(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  overrides: Partial<Secrets> = {},
+): Resolved {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, SECRETS_FILE_NAME);
-  let secrets: Secrets | null = null;
-  if (existsSync(path)) {
-    const parsed = Secrets.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    if (!parsed.success) throw new Error(`${path} is damaged; move it away to generate new secrets`);
-    secrets = parsed.data;
-  }
-  const created = secrets === null;
-  const next: Secrets = secrets ?? {
-    JWT_SECRET: token(48),
-    RELAYNODE_API_SECRET: token(32),
-    ADMIN_PASSWORD: token(12),
-    mqtt: {},
+  const file = readFile(path);
+  const stored: Partial<Secrets> = { ...(file ?? {}), ...overrides };
+
+  const pick = (
+    name: 'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'ADMIN_PASSWORD',
+    rule: z.ZodType<string>,
+    generate: () => string,
+  ): [string, Source] => {
+    const set = fromEnv(env, name, rule);
+    if (set !== undefined) return [set, 'environment'];
+    if (stored[name] !== undefined) return [stored[name]!, 'file'];
+    return [generate(), 'generated'];
   };
-  let changed = created;
+  const [jwt, jwtSource] = pick('JWT_SECRET', jwtSecret, () => token(48));
+  const [key, keySource] = pick('RELAYNODE_API_SECRET', relayKey, () => token(32));
+  const [adminPw, adminPwSource] = pick('ADMIN_PASSWORD', adminPassword, () => token(12));
+
+  const envAdmin = fromEnv(env, 'ADMIN_USERNAME', adminUsername);
+  const admin = envAdmin ?? stored.ADMIN_USERNAME;
+  const adminSource: Source = envAdmin ? 'environment' : admin ? 'file' : 'default';
+
+  // The simulator's login is its own pair only when a password is given: USERNAME alone is often
+  // set by the desktop session and says nothing about the simulator.
+  const simPassword = fromEnv(env, 'PASSWORD', simulatorPassword);
+  const simUsername = simPassword ? fromEnv(env, 'USERNAME', simulatorUsername) : undefined;
+  let simSource: SecretSources['simulator_login'] = 'admin login';
+  const simulator: Pick<Secrets, 'SIMULATOR_USERNAME' | 'SIMULATOR_PASSWORD'> = {};
+  if (simPassword) {
+    simulator.SIMULATOR_PASSWORD = simPassword;
+    if (simUsername) simulator.SIMULATOR_USERNAME = simUsername;
+    simSource = 'environment';
+  } else if (stored.SIMULATOR_PASSWORD) {
+    simulator.SIMULATOR_PASSWORD = stored.SIMULATOR_PASSWORD;
+    if (stored.SIMULATOR_USERNAME) simulator.SIMULATOR_USERNAME = stored.SIMULATOR_USERNAME;
+    simSource = 'file';
+  }
+
+  const mqtt: Record<string, string> = { ...(stored.mqtt ?? {}) };
+  const mqttSources: Record<string, Source> = {};
   for (const account of MQTT_ACCOUNTS) {
-    if (!next.mqtt[account.username]) {
-      next.mqtt[account.username] = token(24);
-      changed = true;
+    const set = fromEnv(env, mqttPasswordVariable(account.username), mqttPassword);
+    if (set !== undefined) {
+      mqtt[account.username] = set;
+      mqttSources[account.username] = 'environment';
+    } else if (mqtt[account.username]) {
+      mqttSources[account.username] = 'file';
+    } else {
+      mqtt[account.username] = token(24);
+      mqttSources[account.username] = 'generated';
     }
   }
-  if (changed) writePrivate(path, `${JSON.stringify(next, null, 2)}\n`);
+
+  const secrets: Secrets = {
+    JWT_SECRET: jwt,
+    RELAYNODE_API_SECRET: key,
+    ...(admin ? { ADMIN_USERNAME: admin } : {}),
+    ADMIN_PASSWORD: adminPw,
+    ...simulator,
+    mqtt,
+    ...(stored.join ? { join: stored.join } : {}),
+  };
+  const text = JSON.stringify(secrets, null, 2);
+  if (text !== JSON.stringify(file, null, 2)) writePrivate(path, `${text}\n`);
   const usersPath = join(dataDir, USERS_FILE_NAME);
-  if (changed || !existsSync(usersPath)) {
+  const mqttChanged = JSON.stringify(file?.mqtt ?? {}) !== JSON.stringify(mqtt);
+  if (mqttChanged || !existsSync(usersPath)) {
     writeUsersFile(
       usersPath,
-      MQTT_ACCOUNTS.map((a) => makeUser(a.username, a.role, a.id, next.mqtt[a.username]!)),
+      MQTT_ACCOUNTS.map((a) => makeUser(a.username, a.role, a.id, mqtt[a.username]!)),
     );
   }
-  return { secrets: next, created };
+  return {
+    secrets,
+    sources: {
+      JWT_SECRET: jwtSource,
+      RELAYNODE_API_SECRET: keySource,
+      ADMIN_USERNAME: adminSource,
+      ADMIN_PASSWORD: adminPwSource,
+      simulator_login: simSource,
+      mqtt: mqttSources,
+    },
+    createdAdminPassword: adminPwSource === 'generated',
+  };
+}
+
+/**
+ * Secrets from the file, generated where missing; the environment is not read. Used by tools that
+ * write configuration for other processes (systemd environment files) and by tests.
+ */
+export function ensureSecrets(dataDir: string): { secrets: Secrets; created: boolean } {
+  const { secrets, createdAdminPassword } = resolveSecrets(dataDir);
+  return { secrets, created: createdAdminPassword };
 }

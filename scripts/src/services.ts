@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Secrets } from './secrets.js';
 
 export interface ServiceDef {
   name: string;
@@ -12,7 +13,10 @@ export interface ServiceDef {
 }
 
 export interface LaunchContext {
-  secrets: { JWT_SECRET: string; RELAYNODE_API_SECRET: string; ADMIN_PASSWORD: string };
+  secrets: Pick<
+    Secrets,
+    'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'ADMIN_PASSWORD' | 'SIMULATOR_USERNAME' | 'SIMULATOR_PASSWORD'
+  >;
   adminUsername: string;
   ports: Record<string, number>;
   host: string;
@@ -56,7 +60,13 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'SIMULATOR_PORT',
     defaultPort: 8080,
     mqttUser: 'simulator',
-    env: (ctx) => ({ USERNAME: ctx.adminUsername, PASSWORD: ctx.secrets.ADMIN_PASSWORD }),
+    // Its own login when one was set (USERNAME/PASSWORD), else the controller's admin login.
+    env: (ctx) => ({
+      USERNAME: ctx.secrets.SIMULATOR_PASSWORD
+        ? (ctx.secrets.SIMULATOR_USERNAME ?? ctx.adminUsername)
+        : ctx.adminUsername,
+      PASSWORD: ctx.secrets.SIMULATOR_PASSWORD ?? ctx.secrets.ADMIN_PASSWORD,
+    }),
   },
   {
     name: 'dashboard',

@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 /**
- * `npm start [-- names…]`: the whole stack on one machine. Generates secrets on the first run, starts
- * the embedded broker unless MQTT_URL is set, then each service as its own process, waits for every
- * /health and prints where everything is. Ctrl-C or SIGTERM stops it all.
+ * `npm start [-- names…] [--join <string>]`: the whole stack on one machine, or a relay node paired
+ * with a controller on another host. Resolves the secrets (environment, then DATA_DIR/secrets.json,
+ * then generated), starts the embedded broker unless a broker is set, then each service as its own
+ * process, waits for every /health and prints where everything is. Ctrl-C or SIGTERM stops the services
+ * one by one in reverse order, the broker last.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseConfig } from '@outpost/runtime';
+import { ConfigError, parseConfig, SUPERVISED_ENV } from '@outpost/runtime';
 import { z } from 'zod';
 import { type Child, startChild, stopChild } from './children.js';
 import { waitForHealth, waitForPort } from './health.js';
 import { choosePort } from './ports.js';
-import { ensureSecrets, SECRETS_FILE_NAME } from './secrets.js';
+import { applyJoin } from './join.js';
+import { JoinError } from './join-string.js';
+import { removeRunFile, writeRunFile } from './run-file.js';
+import { resolveSecrets, SECRETS_FILE_NAME, type SecretSources, SecretError } from './secrets.js';
 import { availableServices, type LaunchContext, mainFile, SERVICES } from './services.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,13 +32,60 @@ const Env = z.object({
   MQTT_TOPIC_PREFIX: z.string().default('outpost'),
   DATA_DIR: z.string().default('./data'),
   HOST: z.string().default('0.0.0.0'),
-  ADMIN_USERNAME: z.string().min(1).default('admin'),
   START_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
 });
 
 function fail(message: string): never {
   process.stderr.write(`outpost: ${message}\n`);
   process.exit(1);
+}
+
+/** Service names and `--join <string>` (or `--join=<string>`) from the command line. */
+function parseArgs(argv: string[]): { names: string[]; join?: string } {
+  const names: string[] = [];
+  let join: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--join') {
+      join = argv[++i];
+      if (!join) fail('--join needs the string printed by `npm run join-token` on the controller host');
+    } else if (a.startsWith('--join=')) join = a.slice('--join='.length);
+    else if (a.startsWith('-')) fail(`unknown option ${a}`);
+    else names.push(a);
+  }
+  return join === undefined ? { names } : { names, join };
+}
+
+const FROM: Record<string, string> = {
+  environment: 'from the environment',
+  file: 'from secrets.json',
+  generated: 'generated',
+  default: 'default',
+  'admin login': 'the admin login',
+};
+
+/** Where each secret came from, one line each; values never appear here. */
+function describeSources(sources: SecretSources): string[] {
+  const accounts = Object.entries(sources.mqtt);
+  const set = accounts.filter(([, src]) => src === 'environment').map(([u]) => u);
+  const made = accounts.filter(([, src]) => src === 'generated').map(([u]) => u);
+  const broker = [
+    set.length ? `${set.join(', ')} from the environment` : '',
+    made.length === accounts.length ? 'generated' : made.length ? `${made.join(', ')} generated` : '',
+    set.length + made.length < accounts.length
+      ? `${set.length + made.length ? 'the rest ' : ''}from secrets.json`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return [
+    ['JWT_SECRET', FROM[sources.JWT_SECRET]],
+    ['RELAYNODE_API_SECRET', FROM[sources.RELAYNODE_API_SECRET]],
+    ['ADMIN_USERNAME', FROM[sources.ADMIN_USERNAME]],
+    ['ADMIN_PASSWORD', FROM[sources.ADMIN_PASSWORD]],
+    ['simulator login', FROM[sources.simulator_login]],
+    ['broker accounts', broker],
+  ].map(([k, v]) => `  ${k!.padEnd(21)} ${v}`);
 }
 
 async function main(): Promise<void> {
@@ -55,19 +107,40 @@ async function main(): Promise<void> {
     if (v && !/^\d+$/.test(v)) fail(`Invalid environment variable ${name}: expected a port number`);
   }
 
+  const args = parseArgs(process.argv.slice(2));
+  const dataDir = resolve(env.DATA_DIR);
+  let resolved: ReturnType<typeof resolveSecrets>;
+  try {
+    if (args.join !== undefined) {
+      const joined = applyJoin(dataDir, args.join);
+      process.stdout.write(`outpost: joined site "${joined.site}" on ${joined.mqtt_url}\n`);
+    }
+    resolved = resolveSecrets(dataDir, process.env);
+  } catch (err) {
+    if (err instanceof SecretError || err instanceof JoinError) fail(err.message);
+    throw err;
+  }
+  const { secrets, sources, createdAdminPassword } = resolved;
+  // A host paired by --join runs its relay node against the controller's broker.
+  const joined = env.MQTT_URL ? undefined : secrets.join;
+
   const built = availableServices(root);
-  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const wanted = args.names.length ? args.names : joined ? ['relay-node'] : [];
   for (const name of wanted) {
     if (!SERVICES.some((s) => s.name === name)) {
       fail(`unknown service "${name}"; services: ${SERVICES.map((s) => s.name).join(', ')}`);
     }
     if (!built.some((s) => s.name === name))
       fail(`service "${name}" is not built (${mainFile(root, name)} missing)`);
+    if (joined && name !== 'relay-node') {
+      fail(
+        `${join(dataDir, SECRETS_FILE_NAME)} pairs this host with site "${joined.site}": only relay-node runs here (set MQTT_URL to run other services)`,
+      );
+    }
   }
   const selected = wanted.length ? built.filter((s) => wanted.includes(s.name)) : built;
+  const adminUsername = secrets.ADMIN_USERNAME ?? 'admin';
 
-  const dataDir = resolve(env.DATA_DIR);
-  const { secrets, created } = ensureSecrets(dataDir);
   const loopback = env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
   const deadline = Date.now() + env.START_TIMEOUT_SECONDS * 1000;
   const children: Child[] = [];
@@ -76,27 +149,38 @@ async function main(): Promise<void> {
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write('outpost: stopping…\n');
-    // Services first, so they can say `offline` to the broker; the broker last.
-    const services = children.filter((c) => c.name !== 'broker');
-    await Promise.all(services.map((c) => stopChild(c)));
-    await Promise.all(children.filter((c) => c.name === 'broker').map((c) => stopChild(c)));
-    process.stdout.write('outpost: stopped\n');
+    process.stdout.write('outpost: stopping\n');
+    // Reverse start order: the controller goes before the relay node it commands, every service
+    // before the broker, so each says `offline` on a live connection and nothing reconnects.
+    for (const child of [...children].reverse()) {
+      const exit = await stopChild(child);
+      process.stdout.write(`outpost: ${child.name} stopped${exit ? ` (${exit})` : ''}\n`);
+    }
+    removeRunFile(dataDir);
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGHUP', () => void shutdown(0));
+
+  process.stdout.write(
+    `Secrets (${join(dataDir, SECRETS_FILE_NAME)}):\n${describeSources(sources).join('\n')}\n`,
+  );
 
   const taken = new Set<number>();
   const lines: string[] = [];
-  let mqttUrl = env.MQTT_URL;
+  let mqttUrl = env.MQTT_URL ?? joined?.mqtt_url;
   const baseEnv: NodeJS.ProcessEnv = {
     // glibc otherwise raises its mmap threshold after the first big free, so every scrypt login's
     // 16 MiB stays in the heap of the thread that ran it (≈70 MB kept by the broker after a few logins).
     MALLOC_MMAP_THRESHOLD_: '131072',
     ...process.env,
     DATA_DIR: dataDir,
-    MQTT_TOPIC_PREFIX: env.MQTT_TOPIC_PREFIX,
+    MQTT_TOPIC_PREFIX: process.env.MQTT_TOPIC_PREFIX
+      ? env.MQTT_TOPIC_PREFIX
+      : (joined?.prefix ?? env.MQTT_TOPIC_PREFIX),
+    ...(joined && !process.env.RELAYNODE_ID ? { RELAYNODE_ID: joined.site } : {}),
+    [SUPERVISED_ENV]: '1',
   };
 
   if (!mqttUrl) {
@@ -122,16 +206,19 @@ async function main(): Promise<void> {
       await shutdown(1);
     }
     mqttUrl = `mqtt://${loopback}:${tcp.port}`;
+    writeRunFile(dataDir, { pid: process.pid, broker: { host: env.HOST, port: tcp.port, ws_port: ws.port } });
     lines.push(`  ${'MQTT broker'.padEnd(12)} ${mqttUrl}  ws://${loopback}:${ws.port}`);
   } else {
-    lines.push(`  ${'MQTT broker'.padEnd(12)} ${mqttUrl.replace(/\/\/[^@/]*@/, '//')} (external)`);
+    writeRunFile(dataDir, { pid: process.pid });
+    const what = joined ? `site "${joined.site}"` : 'external';
+    lines.push(`  ${'MQTT broker'.padEnd(12)} ${mqttUrl.replace(/\/\/[^@/]*@/, '//')} (${what})`);
   }
 
   const ports: Record<string, number> = {};
   for (const s of selected) {
     ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, env.HOST, taken)).port;
   }
-  const ctx: LaunchContext = { secrets, adminUsername: env.ADMIN_USERNAME, ports, host: env.HOST };
+  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST };
   // Each service logs in with its own generated account, on the embedded broker and on an external one
   // set up from infra/ (make-passwd.sh reads the same secrets); credentials in MQTT_URL or an explicit
   // MQTT_USERNAME win.
@@ -163,9 +250,11 @@ async function main(): Promise<void> {
       await shutdown(1);
     }
     const hint =
-      s.name === 'controller' || s.name === 'simulator'
-        ? `  login: ${env.ADMIN_USERNAME} / ${created ? secrets.ADMIN_PASSWORD : `(password in ${join(dataDir, SECRETS_FILE_NAME)})`}`
-        : '';
+      s.name === 'controller' || (s.name === 'simulator' && !secrets.SIMULATOR_PASSWORD)
+        ? `  login: ${adminUsername} / ${passwordHint(sources.ADMIN_PASSWORD, createdAdminPassword ? secrets.ADMIN_PASSWORD : null, dataDir)}`
+        : s.name === 'simulator'
+          ? `  login: ${ctx.secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, null, dataDir)}`
+          : '';
     lines.push(`  ${s.name.padEnd(12)} http://${loopback}:${port}${hint}`);
   }
 
@@ -180,9 +269,16 @@ async function main(): Promise<void> {
 
   if (!selected.length) lines.push('  (no services are built yet; only the broker runs)');
   process.stdout.write(`\nOutpost is ready:\n${lines.join('\n')}\n`);
-  if (created) process.stdout.write(`  secrets written to ${join(dataDir, SECRETS_FILE_NAME)} (mode 0600)\n`);
   process.stdout.write('Press Ctrl-C to stop.\n');
   if (!existsSync(join(dataDir, SECRETS_FILE_NAME))) fail('secrets file vanished');
+}
+
+/** The first generated admin password is the one value ever printed; otherwise where to find it. */
+function passwordHint(source: string, generated: string | null, dataDir: string): string {
+  if (generated) return `${generated}  (generated; kept in ${join(dataDir, SECRETS_FILE_NAME)})`;
+  return source === 'environment'
+    ? '(the password you set)'
+    : `(password in ${join(dataDir, SECRETS_FILE_NAME)})`;
 }
 
 main().catch((err: unknown) => fail((err as Error).stack ?? String(err)));

@@ -57,9 +57,11 @@ interface Run {
 
 function launch(env: Record<string, string>, args: string[] = []): Run {
   let out = '';
+  // Its own process group, as a shell gives a foreground job: a terminal's Ctrl-C goes to the group.
   const proc = spawn(process.execPath, [launcher, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   const ready = new Promise<string>((res, rej) => {
     const onData = (d: Buffer) => {
@@ -74,7 +76,7 @@ function launch(env: Record<string, string>, args: string[] = []): Run {
 }
 
 describe('npm start launcher', () => {
-  it('starts the broker and every built service, prints their URLs, and leaves nothing behind on Ctrl-C', async () => {
+  it('starts the broker and every built service, prints their URLs, and Ctrl-C stops them in order, leaving nothing behind', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'outpost-launch-'));
     dirs.push(dataDir);
     const ports = {
@@ -131,8 +133,17 @@ describe('npm start launcher', () => {
     const kids = childPids(run.proc.pid!);
     expect(kids.length).toBe(1 + availableServices(root).length);
     const exited = new Promise<number | null>((res) => run.proc.once('exit', (code) => res(code)));
-    run.proc.kill('SIGINT');
+    const before = run.output().length;
+    // Ctrl-C in a terminal: SIGINT to every process of the foreground group at once.
+    process.kill(-run.proc.pid!, 'SIGINT');
     expect(await exited).toBe(0);
+    const stop = run.output().slice(before);
+    expect(stop).not.toMatch(/^\s+at /m);
+    expect(stop).not.toMatch(/│ (warn|error|fatal)/);
+    expect(stop).not.toMatch(/Error|ECONNREFUSED|ECONNRESET/);
+    const stopped = [...stop.matchAll(/^outpost: (\S+) stopped$/gm)].map((m) => m[1]);
+    const order = [...availableServices(root).map((s) => s.name)].reverse();
+    expect(stopped).toEqual([...order, 'broker']);
     for (const pid of kids) expect(alive(pid), `child ${pid} still running`).toBe(false);
     for (const [name, port] of Object.entries(ports))
       expect(await listening(port), `${name} ${port} still open`).toBe(false);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createLogger, createMqtt, loadConfig, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import { createLogger, createMqtt, loadConfig, type OutpostMqtt, serveApp, stopOnSignals } from '@outpost/runtime';
 import { systemClock } from '@outpost/runtime/clock';
 import { HeartbeatPublisher } from './bus/heartbeat.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
@@ -151,21 +151,18 @@ async function main(): Promise<void> {
   const server = await serveApp(app, { port: listenPort(env), host: env.HOST });
   logger.info({ url: server.url }, 'controller listening');
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await server.close();
-    heartbeat.stop();
-    ha?.close();
-    await svc.close();
-    await bus?.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals(
+    logger,
+    async () => {
+      await server.close();
+      heartbeat.stop();
+      ha?.close();
+      await svc.close();
+      await bus?.close();
+      await database.close();
+    },
+    10_000,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger } from '@outpost/runtime';
+import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { parseDashboardConfig } from './config.js';
 import { startDashboard } from './service.js';
 
@@ -17,23 +17,7 @@ async function main(): Promise<void> {
   if (!config.auth) logger.info('no DASHBOARD_AUTH: anyone who can reach the dashboard sees the fleet view');
   const dashboard = await startDashboard(config, { logger });
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 5000);
-    force.unref();
-    dashboard.close().then(
-      () => process.exit(0),
-      (err: Error) => {
-        logger.error({ err: err.message }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(logger, () => dashboard.close(), 5000);
 }
 
 main().catch((err: Error) => {

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
+import { ConfigError, createLogger, stopOnSignals, stopSignals } from '@outpost/runtime';
 import { MISSING_SECRET, readConfig } from './config.js';
 import { type RunningNode, startRelayNode } from './service.js';
 
@@ -27,12 +27,14 @@ let stopReason = 'shutdown';
 
 /** Relay OFF first (core.stop inside close), then the listeners and the broker connection. */
 async function close(): Promise<void> {
-  logger.warn({ reason: stopReason }, 'relay node stopping: relay OFF');
+  // An asked-for stop is routine; anything else (a crash, a closed session) deserves attention.
+  const orderly = stopReason === 'SIGTERM' || stopReason === 'SIGINT';
+  logger[orderly ? 'info' : 'warn']({ reason: stopReason }, 'relay node stopping: relay OFF');
   await running?.close(stopReason);
 }
 
 // Registered before stopOnSignals so the signal's name is known when it calls close().
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+for (const signal of stopSignals()) {
   process.on(signal, () => {
     if (stopReason === 'shutdown') stopReason = signal;
   });

@@ -2,7 +2,7 @@ export { createApp, DEFAULT_BODY_LIMIT, HttpError, type OutpostApp, validationHo
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { baseEnvShape, ConfigError, envBool, envPort, loadConfig, parseConfig } from './config.js';
 export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
-export { stopOnSignals } from './lifecycle.js';
+export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export {
