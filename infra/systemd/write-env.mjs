@@ -6,7 +6,9 @@
 //   node infra/systemd/write-env.mjs [--data-dir /var/lib/outpost] [--out /etc/outpost] [--mqtt-url URL]
 //
 // outpost.env (shared settings) is written only when missing: it is the file an operator edits.
-// <service>.env files hold secrets and are rewritten on every run (mode 0600).
+// <service>.env files hold secrets and are rewritten on every run (mode 0600). A DATA_DIR paired by
+// `join.js apply` (a relay node on its own Pi) puts the controller's broker and the site in
+// relay-node.env, so a new join string takes effect on the next run.
 import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +19,7 @@ const { values } = parseArgs({
   options: {
     'data-dir': { type: 'string', default: '/var/lib/outpost' },
     out: { type: 'string', default: '/etc/outpost' },
-    'mqtt-url': { type: 'string', default: 'mqtt://127.0.0.1:1883' },
+    'mqtt-url': { type: 'string' },
     'admin-username': { type: 'string', default: 'admin' },
   },
 });
@@ -27,6 +29,7 @@ const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
 const dataDir = resolve(values['data-dir']);
 const out = resolve(values.out);
 const { secrets } = ensureSecrets(dataDir);
+const joined = values['mqtt-url'] ? undefined : secrets.join;
 mkdirSync(out, { recursive: true, mode: 0o755 });
 
 function write(name, vars) {
@@ -45,8 +48,8 @@ if (!existsSync(join(out, 'outpost.env'))) {
   write('outpost.env', {
     DATA_DIR: dataDir,
     HOST: '0.0.0.0',
-    MQTT_URL: values['mqtt-url'],
-    MQTT_TOPIC_PREFIX: 'outpost',
+    MQTT_URL: values['mqtt-url'] ?? joined?.mqtt_url ?? 'mqtt://127.0.0.1:1883',
+    MQTT_TOPIC_PREFIX: joined?.prefix ?? 'outpost',
     LOG_LEVEL: 'info',
   });
 }
@@ -60,6 +63,9 @@ for (const svc of SERVICES) {
     MQTT_USERNAME: svc.mqttUser,
     MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
     ...svc.env(ctx),
+    ...(joined && svc.name === 'relay-node'
+      ? { MQTT_URL: joined.mqtt_url, MQTT_TOPIC_PREFIX: joined.prefix, RELAYNODE_ID: joined.site }
+      : {}),
   });
 }
 process.stdout.write(`wrote ${out}/{outpost,broker,${SERVICES.map((s) => s.name).join(',')}}.env\n`);

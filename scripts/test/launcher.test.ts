@@ -1,30 +1,18 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableServices, mainFile } from '../src/services.js';
+import { freePort, launch, launcherScript, root } from './helpers/processes.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const launcher = join(root, 'scripts', 'dist', 'start.js');
+const launcher = launcherScript;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 function listening(port: number): Promise<boolean> {
   return new Promise((res) => {
@@ -47,32 +35,6 @@ function childPids(pid: number): number[] {
   const path = `/proc/${pid}/task/${pid}/children`;
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-}
-
-interface Run {
-  proc: ChildProcess;
-  output: () => string;
-  ready: Promise<string>;
-}
-
-function launch(env: Record<string, string>, args: string[] = []): Run {
-  let out = '';
-  // Its own process group, as a shell gives a foreground job: a terminal's Ctrl-C goes to the group.
-  const proc = spawn(process.execPath, [launcher, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const ready = new Promise<string>((res, rej) => {
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('Press Ctrl-C to stop.')) res(out);
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code) => rej(new Error(`launcher exited ${code} before ready:\n${out}`)));
-  });
-  return { proc, output: () => out, ready };
 }
 
 describe('npm start launcher', () => {

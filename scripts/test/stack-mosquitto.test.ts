@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,8 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSecrets, type Secrets } from '../src/secrets.js';
 import { mainFile, SERVICES } from '../src/services.js';
+import { haveMosquitto, startMosquitto } from './helpers/mosquitto.js';
+import { freePort, sleep, until } from './helpers/processes.js';
 
 /**
  * The whole stack, started by the launcher, on a real Mosquitto configured from infra/ (its config,
@@ -16,7 +17,7 @@ import { mainFile, SERVICES } from '../src/services.js';
  * works, and the ACL refuses what is outside an account's rules.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const infra = join(root, 'infra');
+const _infra = join(root, 'infra');
 const CI = process.env.CI === 'true';
 
 interface MetricFamily {
@@ -28,54 +29,11 @@ const parsePrometheusTextFormat = createRequire(import.meta.url)('parse-promethe
   text: string,
 ) => MetricFamily[];
 
-const found = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-const haveMosquitto = found('mosquitto') && found('mosquitto_passwd');
 const builtAll =
   existsSync(join(root, 'scripts/dist/start.js')) &&
   SERVICES.every((s) => existsSync(mainFile(root, s.name)));
 if (CI && !haveMosquitto) throw new Error('mosquitto and mosquitto_passwd are required under CI=true');
 if (CI && !builtAll) throw new Error('the launcher and every service must be built under CI=true');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 15_000,
-) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((res) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      res(true);
-    });
-    s.once('error', () => res(false));
-  });
 
 const PORT_ENV: Record<string, string> = {
   controller: 'CONTROLLER_PORT',
@@ -138,35 +96,9 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
 
   beforeAll(async () => {
     ({ secrets } = ensureSecrets(dataDir));
-    const passwd = join(dir, 'passwd');
-    const made = spawnSync('sh', [join(infra, 'mosquitto/make-passwd.sh'), dataDir, passwd], {
-      encoding: 'utf8',
-    });
-    if (made.status !== 0) throw new Error(`make-passwd.sh failed: ${made.stderr}`);
-    chmodSync(passwd, 0o600);
-    const [port, wsPort] = [await freePort(), await freePort()];
-    const conf = readFileSync(join(infra, 'mosquitto/conf.d/outpost.conf'), 'utf8')
-      .replace(/^password_file .*$/m, `password_file ${passwd}`)
-      .replace(/^acl_file .*$/m, `acl_file ${join(infra, 'mosquitto/acl')}`)
-      .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
-      .replace(/^listener 9001$/m, `listener ${wsPort} 127.0.0.1`);
-    const confPath = join(dir, 'mosquitto.conf');
-    // $SYS every second so the dashboard's broker figures show up within the test.
-    writeFileSync(
-      confPath,
-      `${conf}\npersistence false\nsys_interval 1\n${process.getuid?.() === 0 ? 'user root\n' : ''}`,
-    );
-    let mosqOut = '';
-    mosquitto = spawn('mosquitto', ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    mosquitto.stdout?.on('data', (d) => (mosqOut += d));
-    mosquitto.stderr?.on('data', (d) => (mosqOut += d));
-    await until('mosquitto to listen', async () => {
-      if (mosquitto?.exitCode !== null) throw new Error(`mosquitto exited: ${mosqOut}`);
-      return portOpen(port);
-    }).catch((err) => {
-      throw new Error(`${(err as Error).message}: ${mosqOut}`);
-    });
-    brokerUrl = `mqtt://127.0.0.1:${port}`;
+    const broker = await startMosquitto(dir, dataDir);
+    mosquitto = broker.proc;
+    brokerUrl = broker.url;
 
     for (const s of SERVICES) ports[s.name] = await freePort();
     launcher = spawn(process.execPath, [join(root, 'scripts/dist/start.js')], {

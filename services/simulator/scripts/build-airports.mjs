@@ -1,15 +1,14 @@
 #!/usr/bin/env node
 // Generates src/airports/airports-data.ts from the OurAirports extract (public domain).
 // Usage: node scripts/build-airports.mjs [path/to/airports.csv] [output.ts]
-// Default input: <repo>/../shared/data/airports/airports.csv, where <repo> is the monorepo root.
+// Default input: data/airports/airports.csv in this service (source and licence: data/airports/README.md).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const serviceDir = resolve(here, '..');
-const repoRoot = resolve(serviceDir, '../..');
-const input = resolve(process.argv[2] ?? resolve(repoRoot, '../shared/data/airports/airports.csv'));
+const input = resolve(process.argv[2] ?? resolve(serviceDir, 'data/airports/airports.csv'));
 const output = resolve(process.argv[3] ?? resolve(serviceDir, 'src/airports/airports-data.ts'));
 
 /** RFC 4180 reader: quoted fields may hold commas, doubled quotes and line breaks. */

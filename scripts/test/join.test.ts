@@ -1,0 +1,117 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyJoin, makeJoinString } from '../src/join.js';
+import { decodeJoin, encodeJoin, JoinError } from '../src/join-string.js';
+import { resolveSecrets } from '../src/secrets.js';
+import { joinScript, launcherScript, root } from './helpers/processes.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'outpost-join-'));
+  dirs.push(d);
+  return d;
+};
+
+const sample = {
+  mqtt_url: 'mqtt://192.0.2.10:1883',
+  site: 'main',
+  prefix: 'outpost',
+  username: 'relaynode',
+  password: 'p'.repeat(32),
+  key: 'k'.repeat(43),
+};
+
+describe('join string', () => {
+  it('round-trips and survives surrounding whitespace', () => {
+    expect(decodeJoin(`  ${encodeJoin(sample)}\n`)).toEqual(sample);
+  });
+
+  it.each([
+    ['something else', /not an Outpost join string/],
+    [`${encodeJoin(sample).slice(0, 40)}`, /damaged/],
+    [`outpost-join-1.${Buffer.from('{"site":"main"}').toString('base64url')}`, /damaged: mqtt_url/],
+    [
+      `outpost-join-1.${Buffer.from(JSON.stringify({ ...sample, mqtt_url: 'mqtt://u:p@host:1883' })).toString('base64url')}`,
+      /without credentials/,
+    ],
+  ])('refuses %s with a clear message', (text, message) => {
+    expect(() => decodeJoin(text)).toThrow(JoinError);
+    expect(() => decodeJoin(text)).toThrow(message);
+  });
+
+  it('the controller host hands out its relay node key and account; applying it keeps the other secrets', () => {
+    const controller = tempDir();
+    const payload = decodeJoin(makeJoinString(controller, { MQTT_URL: 'mqtt://user:pw@broker.lan:1883' }));
+    const { secrets } = resolveSecrets(controller, {});
+    expect(payload).toMatchObject({
+      mqtt_url: 'mqtt://broker.lan:1883',
+      site: 'main',
+      prefix: 'outpost',
+      username: 'relaynode',
+      password: secrets.mqtt.relaynode,
+      key: secrets.RELAYNODE_API_SECRET,
+    });
+
+    const node = tempDir();
+    const before = resolveSecrets(node, {}).secrets;
+    applyJoin(node, encodeJoin(payload));
+    const after = JSON.parse(readFileSync(join(node, 'secrets.json'), 'utf8'));
+    expect(after.RELAYNODE_API_SECRET).toBe(secrets.RELAYNODE_API_SECRET);
+    expect(after.mqtt.relaynode).toBe(secrets.mqtt.relaynode);
+    expect(after.mqtt.viewer).toBe(before.mqtt.viewer);
+    expect(after.JWT_SECRET).toBe(before.JWT_SECRET);
+    expect(after.join).toEqual({ mqtt_url: 'mqtt://broker.lan:1883', site: 'main', prefix: 'outpost' });
+  });
+
+  it('join-token names the broker given with --mqtt-url and warns about none', () => {
+    const dir = tempDir();
+    const res = spawnSync(process.execPath, [joinScript, 'token', '--mqtt-url', 'mqtt://198.51.100.7:1884'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dir, RELAYNODE_ID: 'shed' },
+      encoding: 'utf8',
+    });
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(decodeJoin(res.stdout)).toMatchObject({ mqtt_url: 'mqtt://198.51.100.7:1884', site: 'shed' });
+  });
+
+  it('the launcher refuses a damaged join string, and other services on a joined host, in one line', () => {
+    const dir = tempDir();
+    const bad = spawnSync(process.execPath, [launcherScript, 'relay-node', '--join', 'outpost-join-1.AAAA'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dir },
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^outpost: the join string is damaged/);
+
+    applyJoin(dir, encodeJoin(sample));
+    const other = spawnSync(process.execPath, [launcherScript, 'controller'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dir },
+      encoding: 'utf8',
+    });
+    expect(other.status).toBe(1);
+    expect(other.stderr).toMatch(/pairs this host with site "main": only relay-node runs here/);
+  });
+
+  it('write-env.mjs gives a joined relay node the controller broker, its site and the shared key', () => {
+    const dir = tempDir();
+    applyJoin(join(dir, 'data'), encodeJoin({ ...sample, site: 'shed' }));
+    const res = spawnSync(
+      process.execPath,
+      [join(root, 'infra/systemd/write-env.mjs'), '--data-dir', join(dir, 'data'), '--out', join(dir, 'etc')],
+      { encoding: 'utf8' },
+    );
+    expect(res.status, res.stderr).toBe(0);
+    const env = readFileSync(join(dir, 'etc', 'relay-node.env'), 'utf8');
+    expect(env).toContain(`MQTT_URL=${sample.mqtt_url}\n`);
+    expect(env).toContain('RELAYNODE_ID=shed\n');
+    expect(env).toContain(`RELAYNODE_API_SECRET=${sample.key}\n`);
+    expect(env).toContain(`MQTT_PASSWORD=${sample.password}\n`);
+  });
+});

@@ -1,0 +1,128 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, type Launched, launch, launcherScript, signalGroup } from './helpers/processes.js';
+
+/** A user's own secrets, set in the environment, are the ones the services use. */
+const dirs: string[] = [];
+const running: Launched[] = [];
+afterAll(async () => {
+  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}, 30_000);
+
+const mine = {
+  ADMIN_PASSWORD: 'correct-horse-battery',
+  RELAYNODE_API_SECRET: 'shed-relay-key-0123456789',
+  JWT_SECRET: 'a-jwt-secret-of-the-operators-own-choosing',
+  USERNAME: 'pilot',
+  PASSWORD: 'flight-sim-password',
+};
+
+async function post(url: string, body: unknown) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('secrets set in the environment', () => {
+  it('are used by the controller, the relay node and the simulator, never printed, and kept when removed', {
+    timeout: 180_000,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-own-secrets-'));
+    dirs.push(dataDir);
+    const ports = {
+      MQTT_PORT: await freePort(),
+      MQTT_WS_PORT: await freePort(),
+      CONTROLLER_PORT: await freePort(),
+      RELAYNODE_PORT: await freePort(),
+      SIMULATOR_PORT: await freePort(),
+    };
+    const base = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      GPIO_MODE: 'mock',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    };
+    const services = ['controller', 'relay-node', 'simulator'];
+    const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
+    const relayWith = (key: string) =>
+      fetch(url(ports.RELAYNODE_PORT, '/api/relay/state'), { headers: { 'X-API-Key': key } });
+
+    const first = launch({ ...base, ...mine }, services);
+    running.push(first);
+    const out = await first.ready;
+    for (const name of ['ADMIN_PASSWORD', 'RELAYNODE_API_SECRET', 'JWT_SECRET', 'simulator login']) {
+      expect(out).toMatch(new RegExp(`^  ${name} +from the environment$`, 'm'));
+    }
+    expect(out).toMatch(/^ {2}broker accounts +generated$/m);
+    for (const value of Object.values(mine).filter((v) => v.length > 8)) expect(out).not.toContain(value);
+
+    const admin = await post(url(ports.CONTROLLER_PORT, '/api/auth/login'), {
+      username: 'admin',
+      password: mine.ADMIN_PASSWORD,
+    });
+    expect(admin.status).toBe(200);
+    expect((await relayWith(mine.RELAYNODE_API_SECRET)).status).toBe(200);
+    expect((await relayWith('some-other-key-0123456789')).status).toBe(403);
+    const sim = await post(url(ports.SIMULATOR_PORT, '/api/auth/login'), {
+      username: mine.USERNAME,
+      password: mine.PASSWORD,
+    });
+    expect(sim.status).toBe(200);
+    await signalGroup(first, 'SIGINT');
+    expect(first.proc.exitCode).toBe(0);
+
+    // Restarted with the variables removed: secrets.json holds the values last in effect.
+    const stored = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+    expect(stored).toMatchObject({
+      ADMIN_PASSWORD: mine.ADMIN_PASSWORD,
+      RELAYNODE_API_SECRET: mine.RELAYNODE_API_SECRET,
+      SIMULATOR_USERNAME: mine.USERNAME,
+    });
+    const second = launch(base, services);
+    running.push(second);
+    const out2 = await second.ready;
+    expect(out2).toMatch(/^ {2}RELAYNODE_API_SECRET +from secrets\.json$/m);
+    expect(out2).toMatch(/^ {2}ADMIN_PASSWORD +from secrets\.json$/m);
+    expect((await relayWith(mine.RELAYNODE_API_SECRET)).status).toBe(200);
+    const token = await post(url(ports.CONTROLLER_PORT, '/api/auth/login'), {
+      username: 'admin',
+      password: mine.ADMIN_PASSWORD,
+    });
+    expect(token.status).toBe(200);
+    expect(
+      (
+        await post(url(ports.SIMULATOR_PORT, '/api/auth/login'), {
+          username: 'pilot',
+          password: mine.PASSWORD,
+        })
+      ).status,
+    ).toBe(200);
+    await signalGroup(second, 'SIGINT');
+    expect(second.proc.exitCode).toBe(0);
+  });
+
+  it.each([
+    ['ADMIN_PASSWORD', 'hunter2'],
+    ['RELAYNODE_API_SECRET', 'short'],
+    ['MQTT_PASSWORD_AUTOMATION', 'tooshort'],
+  ])('an invalid %s stops the start with one line naming it', (name, value) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-bad-secret-'));
+    dirs.push(dataDir);
+    const res = spawnSync(process.execPath, [launcherScript], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, [name]: value },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(res.status).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines, res.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^outpost: Invalid environment variable ${name}: `));
+    expect(res.stderr + res.stdout).not.toContain(value);
+  });
+});

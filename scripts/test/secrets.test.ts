@@ -1,0 +1,119 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readUsersFile, verifyPassword } from '@outpost/broker';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MQTT_ACCOUNTS, resolveSecrets, SecretError } from '../src/secrets.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'outpost-secrets-'));
+  dirs.push(d);
+  return d;
+};
+const fileOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'));
+
+describe('secrets: environment, then secrets.json, then generated', () => {
+  it('generates every secret on the first run, into a 0600 file, and says so', () => {
+    const dir = tempDir();
+    const r = resolveSecrets(dir, {});
+    expect(r.sources).toMatchObject({
+      JWT_SECRET: 'generated',
+      RELAYNODE_API_SECRET: 'generated',
+      ADMIN_PASSWORD: 'generated',
+      ADMIN_USERNAME: 'default',
+      simulator_login: 'admin login',
+    });
+    expect(Object.values(r.sources.mqtt)).toEqual(MQTT_ACCOUNTS.map(() => 'generated'));
+    expect(r.createdAdminPassword).toBe(true);
+    expect(statSync(join(dir, 'secrets.json')).mode & 0o777).toBe(0o600);
+    expect(fileOf(dir)).toEqual(r.secrets);
+  });
+
+  it('uses a value set in the environment over the file, and remembers it for the next run', () => {
+    const dir = tempDir();
+    const first = resolveSecrets(dir, {});
+    const env = {
+      ADMIN_PASSWORD: 'correct-horse-battery',
+      RELAYNODE_API_SECRET: 'k'.repeat(40),
+      JWT_SECRET: 'j'.repeat(64),
+      ADMIN_USERNAME: 'operator',
+    };
+    const set = resolveSecrets(dir, env);
+    expect(set.secrets).toMatchObject({ ...env });
+    expect(set.secrets.ADMIN_PASSWORD).not.toBe(first.secrets.ADMIN_PASSWORD);
+    expect(set.sources).toMatchObject({
+      ADMIN_PASSWORD: 'environment',
+      RELAYNODE_API_SECRET: 'environment',
+      JWT_SECRET: 'environment',
+      ADMIN_USERNAME: 'environment',
+    });
+    expect(set.createdAdminPassword).toBe(false);
+
+    // The variables removed: the file's values, which are the ones last in effect.
+    const later = resolveSecrets(dir, {});
+    expect(later.secrets).toMatchObject(env);
+    expect(later.sources).toMatchObject({ ADMIN_PASSWORD: 'file', RELAYNODE_API_SECRET: 'file' });
+    expect(later.secrets.mqtt).toEqual(first.secrets.mqtt);
+  });
+
+  it('a broker account password from MQTT_PASSWORD_<ACCOUNT> reaches the broker users file', async () => {
+    const dir = tempDir();
+    resolveSecrets(dir, {});
+    const r = resolveSecrets(dir, { MQTT_PASSWORD_AUTOMATION: 'home-assistant-pw-1' });
+    expect(r.sources.mqtt.automation).toBe('environment');
+    expect(r.sources.mqtt.viewer).toBe('file');
+    const { users } = readUsersFile(join(dir, 'mqtt-users.json'));
+    const automation = users.find((u) => u.username === 'automation')!;
+    expect(await verifyPassword(automation, 'home-assistant-pw-1')).toBe(true);
+  });
+
+  it('the simulator gets its own login only when PASSWORD is set; USERNAME alone changes nothing', () => {
+    const dir = tempDir();
+    expect(resolveSecrets(dir, { USERNAME: 'desktop-user' }).sources.simulator_login).toBe('admin login');
+    const r = resolveSecrets(dir, { USERNAME: 'pilot', PASSWORD: 'simulator-pw' });
+    expect(r.secrets).toMatchObject({ SIMULATOR_USERNAME: 'pilot', SIMULATOR_PASSWORD: 'simulator-pw' });
+    expect(resolveSecrets(dir, {}).sources.simulator_login).toBe('file');
+  });
+
+  it.each([
+    ['ADMIN_PASSWORD', 'short', /ADMIN_PASSWORD: must be at least 10 characters/],
+    ['JWT_SECRET', 'x'.repeat(20), /JWT_SECRET: must be at least 32 characters/],
+    ['RELAYNODE_API_SECRET', 'tiny', /RELAYNODE_API_SECRET: must be at least 16/],
+    ['MQTT_PASSWORD_VIEWER', 'abc', /MQTT_PASSWORD_VIEWER: must be at least 12/],
+  ])('an invalid %s stops with a message naming it and changes nothing', (name, value, message) => {
+    const dir = tempDir();
+    resolveSecrets(dir, {});
+    const before = readFileSync(join(dir, 'secrets.json'), 'utf8');
+    expect(() => resolveSecrets(dir, { [name]: value })).toThrow(SecretError);
+    expect(() => resolveSecrets(dir, { [name]: value })).toThrow(message);
+    expect(readFileSync(join(dir, 'secrets.json'), 'utf8')).toBe(before);
+  });
+
+  it('a damaged file is named, never silently replaced', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'secrets.json'), '{"JWT_SECRET": 1');
+    expect(() => resolveSecrets(dir, {})).toThrow(/secrets\.json is not valid JSON/);
+    writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ ADMIN_PASSWORD: 'x' }));
+    expect(() => resolveSecrets(dir, {})).toThrow(/ADMIN_PASSWORD must be at least 10/);
+    expect(readFileSync(join(dir, 'secrets.json'), 'utf8')).toContain('"x"');
+  });
+
+  it('a file from an earlier version is read as it is, and filled in', () => {
+    const dir = tempDir();
+    const old = {
+      JWT_SECRET: 'a'.repeat(64),
+      RELAYNODE_API_SECRET: 'b'.repeat(43),
+      ADMIN_PASSWORD: 'c'.repeat(16),
+      mqtt: { controller: 'd'.repeat(32) },
+    };
+    writeFileSync(join(dir, 'secrets.json'), JSON.stringify(old));
+    const r = resolveSecrets(dir, {});
+    expect(r.secrets).toMatchObject(old);
+    expect(r.sources.mqtt.controller).toBe('file');
+    expect(r.sources.mqtt.viewer).toBe('generated');
+  });
+});
