@@ -1,18 +1,30 @@
 #!/bin/sh
-# Installs Outpost on a Raspberry Pi (Raspberry Pi OS / Debian bookworm, arm64 or armhf) as systemd
-# services. Run from a checkout, as root:
+# Installs Outpost on a Raspberry Pi (Raspberry Pi OS or Debian, arm64 or armhf) as systemd services,
+# from a release bundle made by `npm run package` on any machine. Nothing is compiled on the Pi. As root:
 #
-#   sudo infra/install/install-pi.sh [--services "broker controller relay-node notifier"]
-#                                    [--prefix /opt/outpost] [--gpio] [--gpio-root] [--mqtt-url URL]
-#                                    [--database-url URL] [--no-start]
+#   tar -xzf outpost-0.1.0.tgz
+#   sudo outpost-0.1.0/infra/install/install-pi.sh [options]            # installs the unpacked bundle
+#   sudo ./install-pi.sh --bundle outpost-0.1.0.tgz [options]           # or names the bundle file
 #
-#   --services   units to enable (default: broker controller relay-node notifier). A relay-node-only Pi
-#                talking to a controller elsewhere: --services relay-node --mqtt-url mqtt://...
-#   --gpio       install raspi-io (optional dependency) and the pigpio library for real GPIO
-#   --gpio-root  run the relay node and controller as root (pigpio needs /dev/mem; see infra/README.md)
-#   --mqtt-url   use this broker instead of the embedded one (leave broker out of --services)
-#   --database-url  PostgreSQL instead of PGlite under /var/lib/outpost
-# Re-running it upgrades in place: code and units are replaced, secrets and settings are kept.
+#   --bundle FILE      release bundle to install (default: the unpacked bundle this script is part of)
+#   --prefix DIR       where the code goes (default /opt/outpost); replaced on every run
+#   --data-dir DIR     secrets, settings, embedded databases (default /var/lib/outpost); always kept
+#   --etc DIR          the units' environment files (default /etc/outpost)
+#   --services LIST    units to enable (default "broker controller relay-node notifier")
+#   --join STRING      a relay-node-only Pi: stores the relay node key, broker account and broker URL
+#                      from the join string made on the controller's machine (npm run join-token);
+#                      implies --services relay-node and no local broker
+#   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
+#   --database-url URL PostgreSQL instead of PGlite under the data dir
+#   --gpio             install raspi-io (optional dependency) and the pigpio library for real GPIO;
+#                      npm compiles pigpio's native addon, so this also installs build-essential
+#   --gpio-root        run the relay node and controller as root (pigpio needs /dev/mem)
+#   --npm-cache DIR    install offline from this npm cache (see infra/README.md, "Offline install")
+#   --nodesource       when the system has no Node.js 20.19+, add NodeSource's apt repository for it
+#   --no-system        no apt-get, no user or group changes (Node, npm and the outpost user exist)
+#   --no-systemd       no units: code, dependencies, secrets and environment files only
+#   --no-start         install and enable the units without starting them
+# Re-running it upgrades in place: code and units are replaced, the data dir is kept.
 set -eu
 
 PREFIX=/opt/outpost
@@ -20,91 +32,194 @@ SERVICES="broker controller relay-node notifier"
 GPIO=0
 GPIO_ROOT=0
 START=1
-MQTT_URL=mqtt://127.0.0.1:1883
+SYSTEM=1
+SYSTEMD=1
+NODESOURCE=0
+BUNDLE=
+JOIN=
+NPM_CACHE=
+MQTT_URL=
 DATABASE_URL=
 DATA_DIR=/var/lib/outpost
 ETC=/etc/outpost
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
+SELF_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
+need_arg() { [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) PREFIX=$2; shift 2 ;;
-    --services) SERVICES=$2; shift 2 ;;
+    --bundle) need_arg "$@"; BUNDLE=$2; shift 2 ;;
+    --prefix) need_arg "$@"; PREFIX=$2; shift 2 ;;
+    --data-dir) need_arg "$@"; DATA_DIR=$2; shift 2 ;;
+    --etc) need_arg "$@"; ETC=$2; shift 2 ;;
+    --services) need_arg "$@"; SERVICES=$2; shift 2 ;;
+    --join) need_arg "$@"; JOIN=$2; shift 2 ;;
+    --mqtt-url) need_arg "$@"; MQTT_URL=$2; shift 2 ;;
+    --database-url) need_arg "$@"; DATABASE_URL=$2; shift 2 ;;
     --gpio) GPIO=1; shift ;;
     --gpio-root) GPIO=1; GPIO_ROOT=1; shift ;;
-    --mqtt-url) MQTT_URL=$2; shift 2 ;;
-    --database-url) DATABASE_URL=$2; shift 2 ;;
+    --npm-cache) need_arg "$@"; NPM_CACHE=$2; shift 2 ;;
+    --nodesource) NODESOURCE=1; shift ;;
+    --no-system) SYSTEM=0; shift ;;
+    --no-systemd) SYSTEMD=0; START=0; shift ;;
     --no-start) START=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) echo "unknown option: $1" >&2; exit 2 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    *) echo "unknown option: $1 (--help lists them)" >&2; exit 2 ;;
   esac
 done
+if [ -n "$JOIN" ]; then SERVICES=relay-node; fi
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
-[ "$(id -u)" = 0 ] || { echo "run as root (sudo)" >&2; exit 1; }
+die() { echo "install-pi: $*" >&2; exit 1; }
+abspath() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$(pwd)" "$1" ;; esac; }
+PREFIX=$(abspath "$PREFIX")
+DATA_DIR=$(abspath "$DATA_DIR")
+ETC=$(abspath "$ETC")
+if [ -n "$BUNDLE" ]; then BUNDLE=$(abspath "$BUNDLE"); fi
+if [ -n "$NPM_CACHE" ]; then NPM_CACHE=$(abspath "$NPM_CACHE"); fi
+case "$PREFIX" in /|/usr|/usr/*|/etc|/var|/home) die "refusing --prefix $PREFIX: it is replaced on every run" ;; esac
+case "$DATA_DIR/" in "$PREFIX"/*) die "--data-dir $DATA_DIR is inside --prefix $PREFIX, which is replaced on every run" ;; esac
+if [ "$SYSTEM" = 1 ] || [ "$SYSTEMD" = 1 ]; then
+  [ "$(id -u)" = 0 ] || die "run as root (sudo), or pass --no-system --no-systemd"
+fi
+# The units keep their data in systemd's StateDirectory, the only place they may write.
+if [ "$SYSTEMD" = 1 ] && [ "$DATA_DIR" != /var/lib/outpost ]; then
+  die "the systemd units use /var/lib/outpost; --data-dir is for --no-systemd installs"
+fi
 
 case "$(uname -m)" in
   aarch64|arm64) ARCH=arm64 ;;
   armv7l|armv8l) ARCH=armhf ;;
-  armv6l) echo "ARMv6 (Pi 1, Pi Zero W) has no Node 20 build; use a Pi Zero 2 W, 3, 4 or 5" >&2; exit 1 ;;
+  armv6l) die "ARMv6 (Pi 1, Pi Zero W) has no Node 20 build; use a Pi Zero 2 W, 3, 4 or 5" ;;
   x86_64) ARCH=amd64 ;;
-  *) echo "unsupported machine $(uname -m)" >&2; exit 1 ;;
+  *) die "unsupported machine $(uname -m)" ;;
 esac
 say "machine: $ARCH"
 
-say "packages"
-apt-get update -q
-apt-get install -y -q ca-certificates curl gnupg rsync iputils-ping
-node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then
-  say "Node.js 20 (NodeSource, $ARCH)"
-  install -d -m 0755 /etc/apt/keyrings
-  curl -fsSL https://deb.nodesource.com/gpgkey/nodesource-repo.gpg.key | gpg --dearmor --yes -o /etc/apt/keyrings/nodesource.gpg
-  echo "deb [arch=$ARCH signed-by=/etc/apt/keyrings/nodesource.gpg] https://deb.nodesource.com/node_20.x nodistro main" \
-    > /etc/apt/sources.list.d/nodesource.list
+# The versions package.json's engines accept: 20.19+, 22.12+, 24 and later.
+node_ok() {
+  command -v node >/dev/null 2>&1 && node -e '
+    const [a, b] = process.versions.node.split(".").map(Number);
+    process.exit((a === 20 && b >= 19) || (a === 22 && b >= 12) || a >= 24 ? 0 : 1);' 2>/dev/null
+}
+# The nodejs version apt would install, as "major minor" (0 0 when there is none).
+apt_node_version() {
+  apt-cache policy nodejs 2>/dev/null | sed -n 's/^ *Candidate: *\([0-9]*:\)\{0,1\}\([0-9]*\)\.\([0-9]*\).*/\2 \3/p' | head -n 1
+}
+NODE_HINT="Node.js 20.19+ is needed (found: $(node -v 2>/dev/null || echo none)): on Debian 13 or Raspberry Pi OS trixie run 'apt-get install nodejs npm'; elsewhere re-run with --nodesource"
+
+if [ "$SYSTEM" = 1 ]; then
+  say "packages"
+  export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  apt-get install -y -q nodejs
+  apt-get install -y -q ca-certificates iputils-ping
+  if ! node_ok; then
+    set -- $(apt_node_version) 0 0
+    if [ "$1" -gt 20 ] || { [ "$1" = 20 ] && [ "$2" -ge 19 ]; }; then
+      say "Node.js $1.$2 from the distribution"
+      apt-get install -y -q nodejs npm
+    elif [ "$NODESOURCE" = 1 ]; then
+      say "Node.js 20 (NodeSource, $ARCH)"
+      apt-get install -y -q curl gnupg
+      install -d -m 0755 /etc/apt/keyrings
+      curl -fsSL https://deb.nodesource.com/gpgkey/nodesource-repo.gpg.key | gpg --dearmor --yes -o /etc/apt/keyrings/nodesource.gpg
+      echo "deb [arch=$ARCH signed-by=/etc/apt/keyrings/nodesource.gpg] https://deb.nodesource.com/node_20.x nodistro main" \
+        > /etc/apt/sources.list.d/nodesource.list
+      apt-get update -q
+      apt-get install -y -q nodejs
+    fi
+  fi
+  command -v npm >/dev/null 2>&1 || apt-get install -y -q npm
+  if [ "$GPIO" = 1 ]; then
+    # raspi-io drives the pins through the pigpio C library; npm builds its Node addon.
+    apt-get install -y -q pigpio || apt-get install -y -q libpigpio-dev
+    apt-get install -y -q build-essential python3
+  fi
 fi
+node_ok || die "$NODE_HINT"
+command -v npm >/dev/null 2>&1 || die "npm is missing: apt-get install npm"
 NODE=$(command -v node)
-if [ "$GPIO" = 1 ]; then
-  # raspi-io drives the pins through the pigpio C library.
-  apt-get install -y -q pigpio || apt-get install -y -q libpigpio-dev
+say "node $(node -v), npm $(npm -v)"
+
+if [ "$SYSTEM" = 1 ]; then
+  say "user outpost"
+  getent group outpost >/dev/null || groupadd --system outpost
+  id outpost >/dev/null 2>&1 || useradd --system --gid outpost --home-dir "$DATA_DIR" --shell /usr/sbin/nologin outpost
+  for g in gpio dialout; do getent group "$g" >/dev/null || groupadd --system "$g"; usermod -aG "$g" outpost; done
 fi
 
-say "user outpost"
-getent group outpost >/dev/null || groupadd --system outpost
-id outpost >/dev/null 2>&1 || useradd --system --gid outpost --home-dir "$DATA_DIR" --shell /usr/sbin/nologin outpost
-for g in gpio dialout; do getent group "$g" >/dev/null || groupadd --system "$g"; usermod -aG "$g" outpost; done
+# The new code is unpacked and installed beside the old, then swapped in: a failed download leaves the
+# running installation as it was.
+STAGE="$PREFIX.new"
+rm -rf "$STAGE"
+install -d -m 0755 "$STAGE"
+if [ -n "$BUNDLE" ]; then
+  [ -f "$BUNDLE" ] || die "no bundle at $BUNDLE"
+  say "code: $BUNDLE -> $PREFIX"
+  tar -xzf "$BUNDLE" -C "$STAGE" --strip-components=1 --no-same-owner
+elif [ -f "$SELF_ROOT/bundle.json" ]; then
+  say "code: $SELF_ROOT -> $PREFIX"
+  (cd "$SELF_ROOT" && tar -cf - --exclude=node_modules .) |
+    (cd "$STAGE" && tar -xf - --no-same-owner)
+else
+  rm -rf "$STAGE"
+  die "no release bundle: make one with 'npm run package' and pass --bundle outpost-<version>.tgz"
+fi
+[ -f "$STAGE/bundle.json" ] && [ -f "$STAGE/package-lock.json" ] || { rm -rf "$STAGE"; die "not an Outpost release bundle"; }
 
-say "code -> $PREFIX"
-install -d -m 0755 "$PREFIX"
-rsync -a --delete --exclude node_modules --exclude /data --exclude /.git --exclude dist "$SRC/" "$PREFIX/"
+say "dependencies (npm ci --omit=dev)"
+set -- ci --omit=dev --no-audit --no-fund
+[ "$GPIO" = 1 ] || set -- "$@" --omit=optional
+if [ -n "$NPM_CACHE" ]; then set -- "$@" --offline --cache "$NPM_CACHE"; fi
+if ! (cd "$STAGE" && SCARF_ANALYTICS=false npm "$@"); then
+  rm -rf "$STAGE"
+  die "npm $* failed; the installed version is unchanged"
+fi
+if [ -d "$PREFIX" ]; then
+  rm -rf "$PREFIX.old"
+  mv "$PREFIX" "$PREFIX.old"
+fi
+mv "$STAGE" "$PREFIX"
+rm -rf "$PREFIX.old"
 cd "$PREFIX"
-if [ "$GPIO" = 1 ]; then npm ci --no-audit --no-fund; else npm ci --no-audit --no-fund --omit=optional; fi
-npx turbo run build --concurrency=1
+say "installed $(node -p "require('./bundle.json').version") in $PREFIX"
 
-say "secrets and environment -> $ETC"
-install -d -m 0700 -o outpost -g outpost "$DATA_DIR"
+install -d -m 0700 "$DATA_DIR"
+if [ -n "$JOIN" ]; then
+  say "joining the site (relay node)"
+  [ -f scripts/dist/join.js ] || die "this bundle cannot join a site (scripts/dist/join.js is missing)"
+  "$NODE" scripts/dist/join.js apply --data-dir "$DATA_DIR" "$JOIN"
+fi
+
+say "secrets ($DATA_DIR) and environment ($ETC)"
 install -d -m 0755 "$ETC"
-"$NODE" infra/systemd/write-env.mjs --data-dir "$DATA_DIR" --out "$ETC" --mqtt-url "$MQTT_URL"
+if [ -n "$MQTT_URL" ]; then
+  "$NODE" infra/systemd/write-env.mjs --data-dir "$DATA_DIR" --out "$ETC" --mqtt-url "$MQTT_URL"
+else
+  "$NODE" infra/systemd/write-env.mjs --data-dir "$DATA_DIR" --out "$ETC"
+fi
 if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
-chown -R outpost:outpost "$DATA_DIR"
+if [ "$SYSTEM" = 1 ]; then chown -R outpost:outpost "$DATA_DIR"; fi
 
-say "systemd units"
-for f in infra/systemd/*.service infra/systemd/outpost.target; do
-  sed -e "s#/opt/outpost#$PREFIX#g" -e "s#/usr/bin/node#$NODE#g" "$f" > "/etc/systemd/system/$(basename "$f")"
-done
-if [ "$GPIO_ROOT" = 1 ]; then
-  for u in outpost-relay-node outpost-controller; do
-    install -D -m 0644 infra/systemd/gpio-root.conf "/etc/systemd/system/$u.service.d/gpio-root.conf"
+if [ "$SYSTEMD" = 1 ]; then
+  say "systemd units"
+  for f in infra/systemd/*.service infra/systemd/outpost.target; do
+    sed -e "s#/opt/outpost#$PREFIX#g" -e "s#/usr/bin/node#$NODE#g" -e "s#/etc/outpost#$ETC#g" \
+      "$f" > "/etc/systemd/system/$(basename "$f")"
   done
+  for u in outpost-relay-node outpost-controller; do
+    if [ "$GPIO_ROOT" = 1 ]; then
+      install -D -m 0644 infra/systemd/gpio-root.conf "/etc/systemd/system/$u.service.d/gpio-root.conf"
+    else
+      rm -f "/etc/systemd/system/$u.service.d/gpio-root.conf"
+    fi
+  done
+  if [ -d /etc/polkit-1/rules.d ]; then install -m 0644 infra/polkit/50-outpost.rules /etc/polkit-1/rules.d/; fi
+  systemctl daemon-reload
+  systemctl enable outpost.target
+  for s in $SERVICES; do systemctl enable "outpost-$s.service"; done
 fi
-if [ -d /etc/polkit-1/rules.d ]; then install -m 0644 infra/polkit/50-outpost.rules /etc/polkit-1/rules.d/; fi
-systemctl daemon-reload
-systemctl enable outpost.target
-for s in $SERVICES; do systemctl enable "outpost-$s.service"; done
 
 if [ "$START" = 1 ]; then
   say "starting"
@@ -113,5 +228,9 @@ if [ "$START" = 1 ]; then
   sleep 5
   systemctl --no-pager --lines=0 status $(for s in $SERVICES; do printf 'outpost-%s.service ' "$s"; done) || true
 fi
-ADMIN=$(node -p "JSON.parse(require('fs').readFileSync('$DATA_DIR/secrets.json','utf8')).ADMIN_PASSWORD")
-say "done. Controller login: admin / $ADMIN (also in $DATA_DIR/secrets.json)"
+case " $SERVICES " in
+  *" controller "*)
+    ADMIN=$("$NODE" -p "JSON.parse(require('fs').readFileSync('$DATA_DIR/secrets.json','utf8')).ADMIN_PASSWORD")
+    say "done. Controller login: admin / $ADMIN (also in $DATA_DIR/secrets.json)" ;;
+  *) say "done: $SERVICES" ;;
+esac

@@ -20,10 +20,11 @@ const tempDir = (tag: string) => {
   return d;
 };
 let launcher: ChildProcess | undefined;
+// An installed bundle is thousands of files: more than the default hook time on a busy machine.
 afterAll(() => {
   if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
   for (const d of temps) rmSync(d, { recursive: true, force: true });
-});
+}, 120_000);
 
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {

@@ -625,3 +625,73 @@ describe('Mosquitto with infra/mosquitto config and ACL', () => {
     ]);
   });
 });
+
+describe('install-pi.sh with a release bundle', () => {
+  it('installs without systemd or system changes, and a second run upgrades in place keeping the data dir', {
+    timeout: 420_000,
+  }, () => {
+    const dir = tempDir('pi');
+    const made = spawnSync(process.execPath, [join(root, 'scripts', 'dist', 'package.js'), '--out', dir], {
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+    const bundle = join(dir, `outpost-${version}.tgz`);
+    // Stand-ins that record any call: --no-system --no-systemd must leave the host alone.
+    const stubs = join(dir, 'stubs');
+    mkdirSync(stubs);
+    for (const cmd of ['apt-get', 'useradd', 'groupadd', 'usermod', 'systemctl', 'curl']) {
+      writeFileSync(
+        join(stubs, cmd),
+        `#!/bin/sh\necho "${cmd} $*" >> "${join(dir, 'host-touched')}"\nexit 1\n`,
+      );
+      chmodSync(join(stubs, cmd), 0o755);
+    }
+    const [prefix, data, etc] = ['opt', 'data', 'etc'].map((d) => join(dir, d)) as [string, string, string];
+    // Offline: npm takes the tarballs from the cache the repository's own install filled.
+    const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
+    const install = (...extra: string[]) =>
+      spawnSync(
+        'sh',
+        [
+          join(infra, 'install/install-pi.sh'),
+          ...['--bundle', bundle, '--prefix', prefix, '--data-dir', data, '--etc', etc],
+          ...['--no-system', '--no-systemd', '--npm-cache', cache, ...extra],
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 200_000,
+          env: { ...process.env, PATH: `${stubs}:${process.env.PATH}`, SCARF_ANALYTICS: 'false' },
+        },
+      );
+
+    const first = install();
+    expect(first.status, `${first.stdout}\n${first.stderr}`).toBe(0);
+    expect(existsSync(join(prefix, 'bundle.json'))).toBe(true);
+    expect(existsSync(join(prefix, 'node_modules', '@outpost', 'runtime'))).toBe(true);
+    expect(existsSync(join(prefix, 'node_modules', 'typescript'))).toBe(false);
+    expect(statSync(join(data, 'secrets.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(etc, 'controller.env')).mode & 0o777).toBe(0o600);
+    expect(first.stdout).toContain('Controller login: admin / ');
+    const secrets = readFileSync(join(data, 'secrets.json'), 'utf8');
+    mkdirSync(join(data, 'relay-node'));
+    writeFileSync(join(data, 'relay-node', 'settings.json'), '{"kept":true}\n');
+    writeFileSync(join(prefix, 'left-over-from-the-old-version'), 'x');
+
+    const second = install();
+    expect(second.status, `${second.stdout}\n${second.stderr}`).toBe(0);
+    expect(readFileSync(join(data, 'secrets.json'), 'utf8')).toBe(secrets);
+    expect(readFileSync(join(data, 'relay-node', 'settings.json'), 'utf8')).toBe('{"kept":true}\n');
+    expect(existsSync(join(prefix, 'left-over-from-the-old-version'))).toBe(false);
+    expect(existsSync(join(prefix, 'scripts', 'dist', 'start.js'))).toBe(true);
+    expect(existsSync(`${prefix}.new`) || existsSync(`${prefix}.old`)).toBe(false);
+    expect(existsSync(join(dir, 'host-touched')), 'a system command was called').toBe(false);
+
+    // A data dir inside the prefix would be wiped by the next upgrade: refused before anything happens.
+    const inside = install('--data-dir', join(prefix, 'data'));
+    expect(inside.status).not.toBe(0);
+    expect(inside.stderr).toMatch(/inside --prefix/);
+    // Two installed trees are many files: removed here, within this test's time, not in afterAll's.
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
