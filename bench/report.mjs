@@ -2,10 +2,13 @@
 // One report from every benchmark's JSON: bench/REPORT.md and bench/report.json. Reads the outputs the
 // package benches and bench/footprint.mjs leave behind, keeps the newest output of each bench, and turns
 // each format into the same rows: name, issue, value, unit, goal, ratio, met.
-// Usage: node bench/report.mjs [--in DIR]... [--out DIR]
-//   --in   where the bench outputs are (repeatable; default bench/out and broker/bench/out of the
-//          repository); also BENCH_REPORT_IN, directories separated by ':'
-//   --out  where REPORT.md and report.json go (default bench/); also BENCH_REPORT_OUT
+// Usage: node bench/report.mjs [--in DIR]... [--out DIR] [--merge]
+//   --in     where the bench outputs are (repeatable; default bench/out and broker/bench/out of the
+//            repository, and bench/results, which is kept in git); also BENCH_REPORT_IN, directories
+//            separated by ':'
+//   --out    where REPORT.md and report.json go (default bench/); also BENCH_REPORT_OUT
+//   --merge  a bench with no output here keeps its run and figures from the report.json already in
+//            --out (marked as carried over), so one bench can be added without running them all
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, arch as osArch, release, totalmem, type } from 'node:os';
 import { basename, delimiter, dirname, join, relative, resolve } from 'node:path';
@@ -31,15 +34,25 @@ const PRINT_ONLY = [
   'services/simulator/bench/gateway.bench.mjs (receiver TCP/UDP ingest, GET /api/status latency)',
 ];
 
-const DEFAULT_IN = [join(root, 'bench', 'out'), join(root, 'broker', 'bench', 'out')];
+const DEFAULT_IN = [
+  join(root, 'bench', 'out'),
+  join(root, 'broker', 'bench', 'out'),
+  join(root, 'bench', 'results'),
+];
+
+/** Checks that are not benchmarks: their figures get a section of their own, not the goals table. */
+const SECTIONS = { 'pi-check': 'Raspberry Pi arm64 emulation check' };
 
 function parseArgs(argv) {
   const ins = [];
   let out;
+  let merge = false;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--in' && argv[i + 1]) ins.push(argv[++i]);
     else if (argv[i] === '--out' && argv[i + 1]) out = argv[++i];
-    else throw new Error(`unknown argument ${argv[i]}; usage: report.mjs [--in DIR]... [--out DIR]`);
+    else if (argv[i] === '--merge') merge = true;
+    else
+      throw new Error(`unknown argument ${argv[i]}; usage: report.mjs [--in DIR]... [--out DIR] [--merge]`);
   }
   const envIn = (process.env.BENCH_REPORT_IN ?? '').split(delimiter).filter(Boolean);
   // Explicit directories are taken from the working directory, the defaults from the repository root.
@@ -53,6 +66,7 @@ function parseArgs(argv) {
       out || process.env.BENCH_REPORT_OUT
         ? resolve(out ?? process.env.BENCH_REPORT_OUT)
         : join(root, 'bench'),
+    merge,
   };
 }
 
@@ -324,8 +338,24 @@ function metText(f) {
   return f.status ? `**not met** (${f.status})` : '**not met**';
 }
 
+/** The figures of a check that has a section of its own, as a table with its context. */
+function sectionLines(title, figures, run) {
+  return [
+    `## ${title}`,
+    '',
+    run ? `Run at ${run.date}${run.node ? ` on Node ${run.node}` : ''}; output \`${run.file}\`.` : '',
+    '',
+    table(
+      ['step', 'value', 'unit', 'notes'],
+      figures.map((f) => [f.name, f.value ?? 'n/a', f.unit, f.context]),
+    ),
+    '',
+  ];
+}
+
 function markdown(report) {
-  const { machine: m, runs, figures } = report;
+  const { machine: m, runs } = report;
+  const figures = report.figures.filter((f) => !SECTIONS[f.bench]);
   const lines = [
     '# Benchmark report',
     '',
@@ -395,6 +425,17 @@ function markdown(report) {
     for (const f of context) lines.push(`- ${f.bench} · ${f.name}: ${f.context}`);
     lines.push('');
   }
+  for (const [source, title] of Object.entries(SECTIONS)) {
+    const own = report.figures.filter((f) => f.bench === source);
+    if (own.length)
+      lines.push(
+        ...sectionLines(
+          title,
+          own,
+          runs.find((r) => r.source === source),
+        ),
+      );
+  }
   const gaps = [
     ...report.missing.map((s) => `no output from ${s} (\`${EXPECTED[s]}\`)`),
     ...report.skipped.map((s) => `skipped ${s.file}: ${s.reason}`),
@@ -405,9 +446,26 @@ function markdown(report) {
   return lines.join('\n');
 }
 
+/** Runs of the previous report.json in `output` for benches that have no output now. */
+function carriedOver(output, runs) {
+  const file = join(output, 'report.json');
+  if (!existsSync(file)) return [];
+  const prev = JSON.parse(readFileSync(file, 'utf8'));
+  return (prev.runs ?? [])
+    .filter((r) => !runs.some((x) => x.source === r.source))
+    .map((r) => ({
+      ...r,
+      extra: r.extra?.includes('carried over')
+        ? r.extra
+        : [r.extra, `carried over from the report of ${prev.generated_at}`].filter(Boolean).join('; '),
+      figures: prev.figures.filter((f) => f.bench === r.source).map(({ bench: _, ...f }) => f),
+    }));
+}
+
 function main() {
-  const { inputs, output } = parseArgs(process.argv.slice(2));
+  const { inputs, output, merge } = parseArgs(process.argv.slice(2));
   const { runs, skipped, superseded } = collect(inputs);
+  if (merge) runs.push(...carriedOver(output, runs));
   if (!runs.length) {
     process.stderr.write(`report: no bench output in ${inputs.join(', ')}; run npm run bench\n`);
     process.exit(1);
