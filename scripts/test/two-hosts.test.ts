@@ -47,6 +47,7 @@ async function controllerHost(dataDir: string, mqttUrl?: string) {
     HOST: '127.0.0.1',
     ADMIN_PASSWORD,
     HEARTBEAT_INTERVAL_SECONDS: '1',
+    START_TIMEOUT_SECONDS: '150',
     ...(mqttUrl ? { MQTT_URL: mqttUrl } : {}),
     ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
   };
