@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableServices, mainFile } from '../src/services.js';
-import { freePort, launch, launcherScript, root } from './helpers/processes.js';
+import { freePort, launch, launcherScript, root, until } from './helpers/processes.js';
 
 const launcher = launcherScript;
 const dirs: string[] = [];
@@ -119,6 +119,39 @@ describe('npm start launcher', () => {
     again.proc.kill('SIGTERM');
     await exited2;
   }, 180_000);
+
+  it('`npm start` itself exits 0 on Ctrl-C (no shell in between turns it into 130)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-launch-'));
+    dirs.push(dataDir);
+    let out = '';
+    const proc = spawn('npm', ['start', '--', 'relay-node'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        GPIO_MODE: 'mock',
+        MQTT_PORT: String(await freePort()),
+        MQTT_WS_PORT: String(await freePort()),
+        RELAYNODE_PORT: String(await freePort()),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    proc.stdout!.on('data', (d) => (out += d));
+    proc.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+    await until(
+      'npm start to be ready',
+      () => out.includes('Press Ctrl-C to stop.') || proc.exitCode !== null,
+      120_000,
+    );
+    expect(out).toContain('Press Ctrl-C to stop.');
+    process.kill(-proc.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/^outpost: broker stopped$/m);
+  }, 150_000);
 
   it('refuses an unknown service name with the list of services', () => {
     const out = spawnSync(process.execPath, [launcher, 'toaster'], {
