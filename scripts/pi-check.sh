@@ -78,8 +78,17 @@ mount_rootfs() {
   mount -t proc proc "$RFS/proc" && mounted+=("$RFS/proc")
   mount --rbind /dev "$RFS/dev" && mount --make-rslave "$RFS/dev" && mounted+=("$RFS/dev")
   cp /etc/resolv.conf "$RFS/etc/resolv.conf"
+  if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+    cp "$NODE_EXTRA_CA_CERTS" "$RFS/etc/ssl/host-extra-ca.pem"
+    EXTRA_CA=(NODE_EXTRA_CA_CERTS=/etc/ssl/host-extra-ca.pem)
+  fi
 }
-in_rfs() { chroot "$RFS" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+# A TLS-inspecting proxy's CA that the host trusts through NODE_EXTRA_CA_CERTS is trusted inside too.
+EXTRA_CA=()
+in_rfs() {
+  chroot "$RFS" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 "${EXTRA_CA[@]}" "$@"
+}
 
 if [ "$FRESH" = 1 ] && [ -d "$RFS" ]; then
   if grep -q " $RFS/" /proc/mounts; then echo "pi-check: $RFS has mounts; not removing it" >&2; exit 1; fi
