@@ -79,8 +79,10 @@ export function workspaceFiles(dir: string, manifest: Manifest): string[] {
   if (existsSync(join(dir, 'README.md'))) found.add('README.md');
   for (const entry of include) {
     const full = join(dir, entry);
-    if (!existsSync(full))
-      throw new Error(`${join(dir, 'package.json')}: "files" names ${entry}, which is missing`);
+    if (!existsSync(full)) {
+      const hint = entry.includes('dist') ? ' (not built yet? npm run package builds first)' : '';
+      throw new Error(`${join(dir, 'package.json')}: "files" names ${entry}, which is missing${hint}`);
+    }
     const listed: string[] = [];
     if (statSync(full).isDirectory()) walk(full, entry, listed);
     else listed.push(entry);
