@@ -32,6 +32,8 @@ export interface Child {
   name: string;
   proc: ChildProcess;
   exited: Promise<number | null>;
+  /** The signal that stops it cleanly; SIGTERM when unset. */
+  stopSignal?: NodeJS.Signals;
 }
 
 let colorIndex = 0;
@@ -59,7 +61,7 @@ export function startChild(name: string, script: string, env: NodeJS.ProcessEnv,
 export async function stopChild(child: Child, graceMs = 10_000): Promise<string> {
   let forced = false;
   if (child.proc.exitCode === null && child.proc.signalCode === null) {
-    child.proc.kill('SIGTERM');
+    child.proc.kill(child.stopSignal ?? 'SIGTERM');
     const timer = setTimeout(() => {
       forced = true;
       child.proc.kill('SIGKILL');

@@ -17,6 +17,9 @@ export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
   { username: 'viewer', role: 'viewer', id: '*' },
 ];
 
+/** Services that own data: each gets its own role and schema in the embedded PostgreSQL. */
+export const DATABASE_ROLES = ['controller', 'notifier'] as const;
+
 /*
  * One rule per secret, used for the environment and for the file alike, so a value accepted once is
  * accepted again after it was remembered. The lower bounds are those of the services that read them,
@@ -49,6 +52,10 @@ const SecretsFile = z.object({
   SIMULATOR_PASSWORD: simulatorPassword.optional(),
   mqtt: z.record(z.string(), mqttPassword),
   join: JoinedSite.optional(),
+  /** The embedded PostgreSQL: its superuser's password and one login role per data-owning service. */
+  postgres: z
+    .object({ password: z.string().min(16), roles: z.record(z.string(), z.string().min(16)) })
+    .optional(),
 });
 export type Secrets = z.infer<typeof SecretsFile>;
 
@@ -180,6 +187,13 @@ export function resolveSecrets(
     }
   }
 
+  const postgres = {
+    password: stored.postgres?.password ?? token(24),
+    roles: Object.fromEntries(
+      DATABASE_ROLES.map((role) => [role, stored.postgres?.roles[role] ?? token(24)] as const),
+    ),
+  };
+
   const secrets: Secrets = {
     JWT_SECRET: jwt,
     RELAYNODE_API_SECRET: key,
@@ -188,6 +202,7 @@ export function resolveSecrets(
     ...simulator,
     mqtt,
     ...(stored.join ? { join: stored.join } : {}),
+    postgres,
   };
   const text = JSON.stringify(secrets, null, 2);
   if (text !== JSON.stringify(file, null, 2)) writePrivate(path, `${text}\n`);

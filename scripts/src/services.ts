@@ -19,8 +19,15 @@ export interface LaunchContext {
   >;
   adminUsername: string;
   ports: Record<string, number>;
+  /** DATABASE_URL per data-owning service, when the launcher runs the embedded PostgreSQL. */
+  databaseUrls?: Record<string, string>;
   host: string;
 }
+
+const databaseUrl = (ctx: LaunchContext, name: string): Record<string, string> => {
+  const url = ctx.databaseUrls?.[name];
+  return url ? { DATABASE_URL: url } : {};
+};
 
 const localUrl = (ctx: LaunchContext, name: string) =>
   ctx.ports[name] !== undefined ? `http://127.0.0.1:${ctx.ports[name]}` : '';
@@ -32,7 +39,7 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'NOTIFIER_PORT',
     defaultPort: 8002,
     mqttUser: 'notifier',
-    env: (ctx) => ({ JWT_SECRET: ctx.secrets.JWT_SECRET }),
+    env: (ctx) => ({ JWT_SECRET: ctx.secrets.JWT_SECRET, ...databaseUrl(ctx, 'notifier') }),
   },
   {
     name: 'relay-node',
@@ -51,6 +58,7 @@ export const SERVICES: ServiceDef[] = [
       RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
       ADMIN_USERNAME: ctx.adminUsername,
       ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD,
+      ...databaseUrl(ctx, 'controller'),
       NOTIFIER_URL: localUrl(ctx, 'notifier'),
       RELAYNODE_URL: localUrl(ctx, 'relay-node'),
     }),

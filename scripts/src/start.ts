@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { type Child, startChild, stopChild } from './children.js';
 import { waitForHealth, waitForPort } from './health.js';
 import { choosePort } from './ports.js';
+import { DatabaseError, pgliteLeftovers, startEmbeddedDatabase } from './embedded-db.js';
 import { applyJoin } from './join.js';
 import { JoinError } from './join-string.js';
 import { removeRunFile, writeRunFile } from './run-file.js';
@@ -169,6 +170,39 @@ async function main(): Promise<void> {
 
   const taken = new Set<number>();
   const lines: string[] = [];
+  const databaseUrls: Record<string, string> = {};
+  const usesDatabase = selected.some((s) => s.name === 'controller' || s.name === 'notifier');
+  if (usesDatabase && !process.env.DATABASE_URL) {
+    const old = pgliteLeftovers(dataDir);
+    if (old.length) {
+      fail(
+        `${old.join(' and ')} hold${old.length > 1 ? '' : 's'} data of an earlier version (PGlite), which this version no longer reads: ` +
+          'back it up and move it away to start with the embedded PostgreSQL, or keep running the earlier version',
+      );
+    }
+    const port = await choosePort(process.env.POSTGRES_PORT, 54320, '127.0.0.1', taken);
+    try {
+      const db = await startEmbeddedDatabase({
+        dataDir,
+        secrets,
+        port: port.port,
+        deadline,
+        log: (line) => process.stdout.write(`${'postgres'.padEnd(10)}│ ${line}\n`),
+      });
+      children.push(db);
+      databaseUrls.controller = db.urlFor('controller');
+      databaseUrls.notifier = db.urlFor('notifier');
+      lines.push(
+        `  ${'PostgreSQL'.padEnd(12)} 127.0.0.1:${db.port}  (embedded, ${join(dataDir, 'postgres')})`,
+      );
+    } catch (err) {
+      if (err instanceof DatabaseError) {
+        process.stderr.write(`outpost: ${err.message}\n`);
+        await shutdown(1);
+      }
+      throw err;
+    }
+  }
   let mqttUrl = env.MQTT_URL ?? joined?.mqtt_url;
   const baseEnv: NodeJS.ProcessEnv = {
     // glibc otherwise raises its mmap threshold after the first big free, so every scrypt login's
@@ -218,7 +252,7 @@ async function main(): Promise<void> {
   for (const s of selected) {
     ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, env.HOST, taken)).port;
   }
-  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST };
+  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST, databaseUrls };
   // Each service logs in with its own generated account, on the embedded broker and on an external one
   // set up from infra/ (make-passwd.sh reads the same secrets); credentials in MQTT_URL or an explicit
   // MQTT_USERNAME win.

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, type Launched, launch, launcherScript, signalGroup } from './helpers/processes.js';
 
@@ -10,7 +11,10 @@ const dirs: string[] = [];
 const running: Launched[] = [];
 afterAll(async () => {
   for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) {
+    await stopOrphanServer(d);
+    rmSync(d, { recursive: true, force: true });
+  }
 }, 30_000);
 
 const mine = {

@@ -4,14 +4,18 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
+import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableServices, mainFile } from '../src/services.js';
 import { freePort, launch, launcherScript, root, until } from './helpers/processes.js';
 
 const launcher = launcherScript;
 const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+afterAll(async () => {
+  for (const d of dirs) {
+    await stopOrphanServer(d);
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 function listening(port: number): Promise<boolean> {

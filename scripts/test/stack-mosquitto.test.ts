@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -73,6 +73,8 @@ const EXPECTED_METRICS: Record<string, string[]> = {
 describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured from infra/', () => {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-stack-mosq-'));
   const dataDir = join(dir, 'data');
+  // Under root the embedded PostgreSQL runs as its own user, which must reach DATA_DIR/postgres.
+  chmodSync(dir, 0o711);
   let secrets: Secrets;
   let mosquitto: ChildProcess | null = null;
   let launcher: ChildProcess | null = null;

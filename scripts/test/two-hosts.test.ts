@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureSecrets } from '../src/secrets.js';
 import { haveMosquitto, type Mosquitto, startMosquitto } from './helpers/mosquitto.js';
@@ -32,7 +33,10 @@ const brokers: Mosquitto[] = [];
 afterAll(async () => {
   for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
   for (const b of brokers) b.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) {
+    await stopOrphanServer(d);
+    rmSync(d, { recursive: true, force: true });
+  }
 }, 30_000);
 
 async function controllerHost(dataDir: string, mqttUrl?: string) {

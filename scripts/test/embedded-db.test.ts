@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stopOrphanServer } from '../src/embedded-db.js';
+import { freePort, type Launched, launch, launcherScript, signalGroup, until } from './helpers/processes.js';
+
+/**
+ * No DATABASE_URL: the launcher runs one real PostgreSQL under DATA_DIR/postgres, the services log in
+ * with roles of their own, and the run history survives restarts, a killed launcher and all.
+ */
+const dirs: string[] = [];
+const running: Launched[] = [];
+afterAll(async () => {
+  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
+  for (const d of dirs) {
+    await stopOrphanServer(d);
+    rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
+const ADMIN_PASSWORD = 'correct-horse-battery';
+
+async function call(base: string, path: string, token?: string, method = 'GET') {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(method === 'POST'
+      ? {
+          body: path.endsWith('login')
+            ? JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD })
+            : '{}',
+        }
+      : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('embedded PostgreSQL under the launcher', () => {
+  it('keeps a run made over REST through a killed launcher and a restart; a crashed server stops the stack', {
+    timeout: 240_000,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-embedded-db-'));
+    dirs.push(dataDir);
+    const ports = {
+      MQTT_PORT: await freePort(),
+      MQTT_WS_PORT: await freePort(),
+      CONTROLLER_PORT: await freePort(),
+      RELAYNODE_PORT: await freePort(),
+      NOTIFIER_PORT: await freePort(),
+      POSTGRES_PORT: await freePort(),
+    };
+    const env = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ADMIN_PASSWORD,
+      GPIO_MODE: 'mock',
+      START_TIMEOUT_SECONDS: '150',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    };
+    const services = ['notifier', 'relay-node', 'controller'];
+    const controller = `http://127.0.0.1:${ports.CONTROLLER_PORT}`;
+
+    const first = launch(env, services);
+    running.push(first);
+    const out = await first.ready;
+    expect(out).toMatch(new RegExp(`PostgreSQL +127\\.0\\.0\\.1:${ports.POSTGRES_PORT} +\\(embedded`));
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    for (const svc of ['controller', 'notifier']) expect(existsSync(join(dataDir, svc))).toBe(false);
+    const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+    expect(Object.keys(secrets.postgres.roles).sort()).toEqual(['controller', 'notifier']);
+    expect(out).not.toContain(secrets.postgres.password);
+
+    const token = (await call(controller, '/api/auth/login', undefined, 'POST')).body.access_token as string;
+    await until(
+      'the relay node',
+      async () => (await call(controller, '/api/generator/state', token)).body.slave_connected === true,
+      30_000,
+    );
+    expect((await call(controller, '/api/generator/arm', token, 'POST')).status).toBe(200);
+    expect((await call(controller, '/api/generator/start', token, 'POST')).status).toBe(200);
+    expect((await call(controller, '/api/generator/stop', token, 'POST')).status).toBe(200);
+
+    // Power cut: the launcher and its services die at once; the server, in its own group, is left over.
+    await signalGroup(first, 'SIGKILL');
+    const second = launch(env, services);
+    running.push(second);
+    const out2 = await second.ready;
+    expect(out2).toMatch(/stopped a PostgreSQL left running by an earlier launcher/);
+    const token2 = (await call(controller, '/api/auth/login', undefined, 'POST')).body.access_token as string;
+    const history = await call(controller, '/api/generator/history?limit=10', token2);
+    expect(history.status).toBe(200);
+    const body = history.body as unknown;
+    // A list (the spec's shape) or { runs, total }: the run is there either way.
+    const runs = (Array.isArray(body) ? body : (body as { runs: unknown[] }).runs) as {
+      stop_reason: string;
+    }[];
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.stop_reason).toBe('manual');
+
+    // The server dies under the stack: one clear line, and the stack stops.
+    const pid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 'SIGKILL');
+    await Promise.race([second.exited, new Promise((r) => setTimeout(r, 30_000))]);
+    expect(second.proc.exitCode).toBe(1);
+    expect(second.output()).toMatch(/^outpost: postgres exited unexpectedly \(code null\); stopping$/m);
+  });
+
+  it('refuses in one line a DATA_DIR holding PGlite data of an earlier version, changing nothing', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-pglite-'));
+    dirs.push(dataDir);
+    mkdirSync(join(dataDir, 'controller'));
+    writeFileSync(join(dataDir, 'controller', 'PG_VERSION'), '17\n');
+    chmodSync(dataDir, 0o700);
+    const res = spawnSync(process.execPath, [launcherScript, 'controller'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(res.status).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines, res.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/controller holds data of an earlier version \(PGlite\)/);
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+  });
+});
