@@ -89,8 +89,14 @@ export class OutputLine {
       '--banner',
       `${this.settings.offset}=${flip(this.settings, level)}`,
     ]);
-    await untilReady(p, /Setting line/, `GPIO${this.settings.offset}`);
+    // Tracked before it is ready, so the exit path kills a holder still starting up as well.
     this.holder = p;
+    try {
+      await untilReady(p, /Setting line/, `GPIO${this.settings.offset}`);
+    } catch (err) {
+      if (this.holder === p) this.holder = null;
+      throw err;
+    }
     p.once('exit', () => {
       if (this.holder !== p) return;
       this.holder = null;

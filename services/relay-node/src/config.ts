@@ -1,6 +1,6 @@
 import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
 import { z } from 'zod';
-import type { GpioMode } from './hardware/io-factory.js';
+import { GPIO_MODES, type GpioMode } from './hardware/io-factory.js';
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
 import { notifierUrlProblems } from './notifications.js';
 
@@ -42,7 +42,7 @@ export const RelaynodeEnv = z.object({
   RELAY_ACTIVE_LOW: optBool,
   EPO_PIN: gpioPin,
   EPO_ACTIVE_LOW: optBool,
-  GPIO_MODE: z.enum(['auto', 'mock', 'raspi']).default('auto'),
+  GPIO_MODE: z.enum(GPIO_MODES).default('auto'),
   RELAYNODE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'only letters, digits, "_" and "-"')

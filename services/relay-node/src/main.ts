@@ -1,3 +1,4 @@
+import { GpioUnavailableError } from '@outpost/gpiochip';
 import { ConfigError, createLogger, stopOnSignals, stopSignals } from '@outpost/runtime';
 import { MISSING_SECRET, readConfig } from './config.js';
 import { type RunningNode, startRelayNode } from './service.js';
@@ -65,7 +66,9 @@ process.on('exit', () => {
 try {
   running = await startRelayNode({ config, logger });
 } catch (err) {
-  logger.fatal({ err }, 'relay node failed to start');
+  // A GPIO that cannot be had is a site problem, not a crash: one plain line says what to change.
+  if (err instanceof GpioUnavailableError) process.stderr.write(`${err.message}\n`);
+  else logger.fatal({ err }, 'relay node failed to start');
   running?.driver.close();
   process.exit(1);
 }

@@ -4,7 +4,7 @@
  * Reads only the pin variables; needs no secret.
  */
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS, type RelayBoard } from './hardware/pins.js';
-import { chooseIo } from './hardware/io-factory.js';
+import { chooseIo, GPIO_MODES } from './hardware/io-factory.js';
 import { RelayDriver } from './hardware/relay-driver.js';
 
 const env = process.env;
@@ -16,7 +16,7 @@ const pin = env.RELAY_PIN && isGpioName(env.RELAY_PIN) ? env.RELAY_PIN : preset.
 const bool = (v: string | undefined) =>
   v === undefined || v === '' ? undefined : ['true', '1', 'yes', 'on'].includes(v.toLowerCase());
 const activeLow = bool(env.RELAY_ACTIVE_LOW) ?? preset.relayActiveLow;
-const mode = env.GPIO_MODE === 'mock' || env.GPIO_MODE === 'raspi' ? env.GPIO_MODE : 'auto';
+const mode = GPIO_MODES.find((m) => m === env.GPIO_MODE) ?? 'auto';
 
 try {
   const io = await chooseIo({ mockHat: bool(env.MOCK_HAT_MODE) ?? false, gpioMode: mode });

@@ -45,7 +45,17 @@ export async function startRelayNode(o: StartOptions) {
   const log = logger.child({ component: 'relaynode' });
 
   // 1. Hardware: the relay is written OFF as soon as the GPIO board is ready, before anything else.
-  const io = o.io ?? (await chooseIo({ mockHat: config.mockHat, gpioMode: config.gpioMode }));
+  const epoWanted = config.hardwareSafety || config.mockHat;
+  const io =
+    o.io ??
+    (await chooseIo({
+      mockHat: config.mockHat,
+      gpioMode: config.gpioMode,
+      pins: [
+        { variable: 'RELAY_PIN', pin: config.relayPin },
+        ...(epoWanted ? [{ variable: 'EPO_PIN', pin: config.epoPin }] : []),
+      ],
+    }));
   const epoEnabled = config.hardwareSafety || io.kind === 'mock';
   if (io.mock) io.mock.setInput(config.epoPin, config.epoActiveLow ? 1 : 0); // contact released
   const driver = await RelayDriver.open({

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hasGpioChipDevice } from '@outpost/gpiochip';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../peers.js';
 
@@ -33,6 +34,23 @@ describe('the relay node process (dist/main.js)', () => {
       'RELAYNODE_API_SECRET is required: the relay node refuses to start without the shared API secret (no opt-out)',
     ]);
   });
+
+  it.skipIf(hasGpioChipDevice())(
+    'GPIO_MODE=gpiochip with no /dev/gpiochip* exits with one clear line',
+    async () => {
+      const p = run({
+        RELAYNODE_API_SECRET: 'x',
+        GPIO_MODE: 'gpiochip',
+        RELAYNODE_PORT: '0',
+        LOG_LEVEL: 'error',
+      });
+      const [code] = await once(p.proc, 'exit');
+      expect(code).toBe(1);
+      expect(p.err().trim().split('\n')).toEqual([
+        'GPIO_MODE=gpiochip: no /dev/gpiochip* on this machine (not a Raspberry Pi, or the kernel has no GPIO character device); set GPIO_MODE=mock to run without GPIO',
+      ]);
+    },
+  );
 
   it('a bad variable is named on one line', async () => {
     const p = run({ RELAYNODE_API_SECRET: 'x', RELAY_PIN: 'P1-7', MOCK_HAT_MODE: 'true' });
