@@ -1,14 +1,18 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
@@ -206,28 +210,35 @@ export interface EmbeddedDatabase extends Child {
   urlFor(role: (typeof DATABASE_ROLES)[number]): string;
 }
 
-/** Starts (initialising on the first run) the server under DATA_DIR/postgres and provisions it. */
-export async function startEmbeddedDatabase(opts: {
-  dataDir: string;
-  secrets: Secrets;
+interface RunningServer {
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts the server on a cluster directory (initialised on the first run) and resolves once the
+ * superuser can log in; `ready` runs then, before the start counts as done.
+ */
+async function startServer(opts: {
+  clusterDir: string;
+  /** The directory holding clusterDir: reachable by PostgreSQL's own user when we are root. */
+  parentDir: string;
+  password: string;
   port: number;
   deadline: number;
   log: (line: string) => void;
-}): Promise<EmbeddedDatabase> {
-  const creds = opts.secrets.postgres;
-  if (!creds) throw new DatabaseError('secrets.json has no PostgreSQL password');
+  ready: () => Promise<void>;
+}): Promise<RunningServer> {
   const bin = await binaries();
   const owner = runAs();
   if (owner) {
-    // Let that user reach DATA_DIR/postgres; the rest of DATA_DIR stays unreadable (secrets are 0600).
-    chmodSync(opts.dataDir, (statSync(opts.dataDir).mode & 0o7777) | 0o711);
+    // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
+    chmodSync(opts.parentDir, (statSync(opts.parentDir).mode & 0o7777) | 0o711);
   }
-  const dir = join(opts.dataDir, CLUSTER_DIR);
-  if (!existsSync(join(dir, 'PG_VERSION'))) initCluster(bin, dir, creds.password, owner);
-  if (await stopOrphanServer(opts.dataDir))
-    opts.log('stopped a PostgreSQL left running by an earlier launcher');
+  if (!existsSync(join(opts.clusterDir, 'PG_VERSION')))
+    initCluster(bin, opts.clusterDir, opts.password, owner);
 
-  const args = ['-D', dir, '-p', String(opts.port)];
+  const args = ['-D', opts.clusterDir, '-p', String(opts.port)];
   for (const [k, v] of Object.entries(SMALL_SERVER)) args.push('-c', `${k}=${v}`);
   // Its own process group: a terminal's Ctrl-C must not stop it before the services that use it.
   const proc: ChildProcess = spawn(bin.postgres, args, {
@@ -247,7 +258,36 @@ export async function startEmbeddedDatabase(opts: {
     throw new DatabaseError(`PostgreSQL exited during start (code ${code})`);
   });
   failed.catch(() => undefined);
-  await Promise.race([provision(opts.port, creds, opts.deadline), failed]);
+  try {
+    await Promise.race([opts.ready(), failed]);
+  } catch (err) {
+    proc.kill('SIGKILL');
+    throw err;
+  }
+  return { proc, exited };
+}
+
+/** Starts (initialising on the first run) the server under DATA_DIR/postgres and provisions it. */
+export async function startEmbeddedDatabase(opts: {
+  dataDir: string;
+  secrets: Secrets;
+  port: number;
+  deadline: number;
+  log: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const creds = opts.secrets.postgres;
+  if (!creds) throw new DatabaseError('secrets.json has no PostgreSQL password');
+  if (await stopOrphanServer(opts.dataDir))
+    opts.log('stopped a PostgreSQL left running by an earlier launcher');
+  const { proc, exited } = await startServer({
+    clusterDir: join(opts.dataDir, CLUSTER_DIR),
+    parentDir: opts.dataDir,
+    password: creds.password,
+    port: opts.port,
+    deadline: opts.deadline,
+    log: opts.log,
+    ready: () => provision(opts.port, creds, opts.deadline),
+  });
   return {
     name: 'postgres',
     proc,
@@ -258,6 +298,50 @@ export async function startEmbeddedDatabase(opts: {
     urlFor: (role) =>
       `postgres://${role}:${encodeURIComponent(creds.roles[role]!)}@127.0.0.1:${opts.port}/${DATABASE_NAME}`,
   };
+}
+
+/**
+ * A throwaway server for a test run when TEST_DATABASE_URL is unset: the same binaries and settings,
+ * a cluster in a temp directory, and the superuser's URL for tests to create their databases from.
+ */
+export async function startThrowawayServer(
+  opts: { log?: (line: string) => void; port?: number } = {},
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const parentDir = mkdtempSync(join(tmpdir(), 'outpost-test-pg-'));
+  const password = randomBytes(18).toString('base64url');
+  const port = opts.port ?? (await freeLoopbackPort());
+  const deadline = Date.now() + 60_000;
+  const { proc, exited } = await startServer({
+    clusterDir: join(parentDir, CLUSTER_DIR),
+    parentDir,
+    password,
+    port,
+    deadline,
+    log: opts.log ?? ((line) => process.stderr.write(`postgres: ${line}\n`)),
+    ready: async () => {
+      const c = await connectAsSuperuser(port, password, 'postgres', deadline);
+      await c.end();
+    },
+  });
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      proc.kill('SIGINT');
+      await exited;
+      rmSync(parentDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 /**
