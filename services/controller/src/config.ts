@@ -21,7 +21,7 @@ export const ControllerEnv = z.object({
   HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   ALLOWED_IPS: z.string().optional(),
   TRUSTED_PROXIES: z.string().optional(),
-  GPIO_MODE: z.enum(['auto', 'mock', 'raspi']).default('auto'),
+  GPIO_MODE: z.enum(['auto', 'mock', 'gpiochip', 'raspi']).default('auto'),
   TZ: z
     .string()
     .refine((tz) => {

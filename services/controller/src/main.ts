@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { createLogger, createMqtt, loadConfig, type OutpostMqtt, serveApp, stopOnSignals } from '@outpost/runtime';
+import {
+  createLogger,
+  createMqtt,
+  loadConfig,
+  type OutpostMqtt,
+  serveApp,
+  stopOnSignals,
+} from '@outpost/runtime';
 import { systemClock } from '@outpost/runtime/clock';
 import { HeartbeatPublisher } from './bus/heartbeat.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
@@ -10,9 +17,7 @@ import { checkRelaynodeRest, ControllerEnv, listenPort } from './config.js';
 import { openDatabase, pgliteDir } from './db/connection.js';
 import { buildGateway } from './gateway/gateway.js';
 import { notifierProxy } from './gateway/notifier-proxy.js';
-import type { GpioInputPort } from './inputs/gpio-port.js';
-import { MockGpio } from './inputs/mock-gpio.js';
-import { createRaspiGpio, isRaspberryPi } from './inputs/raspi-gpio.js';
+import { openInputs } from './inputs/open-inputs.js';
 import { attachHomeAssistant } from './ha/attach.js';
 import { createControllerMetrics } from './metrics/controller-metrics.js';
 import { createControllerService } from './service.js';
@@ -52,18 +57,12 @@ async function main(): Promise<void> {
     logger.warn('MQTT_URL is not set: no relay node link; starts are refused until a broker is configured');
   }
 
-  const useRaspi = env.GPIO_MODE === 'raspi' || (env.GPIO_MODE === 'auto' && isRaspberryPi());
-  const gpio: GpioInputPort = useRaspi
-    ? await createRaspiGpio({
-        bms: env.BMS_GPIO_PIN,
-        hoa_quiet: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_QUIET : undefined,
-        hoa_run: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_RUN : undefined,
-      })
-    : new MockGpio();
+  const { gpio, warnings: inputWarnings } = await openInputs(env);
   logger.info(
     { gpio: gpio.mode },
     gpio.mode === 'mock' ? 'mock GPIO: development endpoints at /api/dev/*' : 'GPIO ready',
   );
+  for (const w of inputWarnings) logger.warn({ gpio: gpio.mode }, w);
 
   const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
   const metrics = createControllerMetrics();
@@ -116,6 +115,7 @@ async function main(): Promise<void> {
       controllerId: env.SERVICE_ID,
       relaynodeId: env.RELAYNODE_ID,
       hoaEnabled: svc.config.hoaEnabled,
+      inputWarnings,
       version: VERSION,
       clock,
       logger,
@@ -144,6 +144,7 @@ async function main(): Promise<void> {
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
       database: (await database.ping()) ? 'connected' : 'disconnected',
       gpio: gpio.mode,
+      warnings: inputWarnings,
       pending_database_writes: svc.controller.pendingWrites,
     }),
   });

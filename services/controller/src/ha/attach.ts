@@ -11,6 +11,8 @@ export interface HaOptions {
   controllerId: string;
   relaynodeId: string;
   hoaEnabled: boolean;
+  /** GPIO inputs the site lacks, shown as a diagnostic entity. */
+  inputWarnings?: string[];
   version: string;
   clock: Clock;
   logger: DiscoveryLogger;
@@ -25,7 +27,13 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
     topic: controllerDiscoveryTopic(o.haPrefix, o.controllerId),
     enabled: o.enabled,
     build: () =>
-      controllerDiscovery({ ...ids, haPrefix: o.haPrefix, version: o.version, hoaEnabled: o.hoaEnabled }),
+      controllerDiscovery({
+        ...ids,
+        haPrefix: o.haPrefix,
+        version: o.version,
+        hoaEnabled: o.hoaEnabled,
+        inputWarnings: o.inputWarnings ?? [],
+      }),
     logger: o.logger,
   });
   discovery.attach();

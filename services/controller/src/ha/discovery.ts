@@ -15,6 +15,8 @@ export interface ControllerDiscoveryOptions {
   version: string;
   /** HOA switch wired: without it the HOA position entity is removed. */
   hoaEnabled: boolean;
+  /** GPIO inputs the site lacks (e.g. no BMS pin): a diagnostic sensor says so. */
+  inputWarnings?: string[];
 }
 
 export type DiscoveryPayload = Record<string, unknown>;
@@ -38,6 +40,11 @@ export function controllerTopics(
 
 export function controllerDiscoveryTopic(haPrefix: string, controllerId: string): string {
   return `${haPrefix}/device/${controllerObjectId(controllerId)}/config`;
+}
+
+/** HA caps a state at 255 characters. */
+export function inputWarningText(warnings: string[]): string {
+  return (warnings.length ? warnings.join('; ') : 'ok').slice(0, 255);
 }
 
 const onOff = (field: string) => `{{ 'ON' if value_json.${field} else 'OFF' }}`;
@@ -178,6 +185,17 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
         }
       : // A component reduced to its platform is how device discovery removes one entity.
         { p: 'sensor' },
+    input_warning: {
+      p: 'sensor',
+      name: 'GPIO inputs',
+      unique_id: `${uid}_input_warning`,
+      entity_category: 'diagnostic',
+      icon: o.inputWarnings?.length ? 'mdi:alert' : 'mdi:check-circle',
+      // The text is fixed by the configuration, so it rides on the retained availability message.
+      state_topic: t.availability,
+      value_template: `{{ ${JSON.stringify(inputWarningText(o.inputWarnings ?? []))} }}`,
+      availability: controllerOnly,
+    },
     override: {
       p: 'select',
       name: 'Override',

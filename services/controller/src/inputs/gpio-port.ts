@@ -5,7 +5,7 @@ export type InputName = 'bms' | 'hoa_quiet' | 'hoa_run';
 
 /** A source of digital inputs: johnny-five on a Pi, or the mock driven by the dev endpoints. */
 export interface GpioInputPort {
-  readonly mode: 'mock' | 'raspi';
+  readonly mode: 'mock' | 'gpiochip' | 'raspi';
   read(input: InputName): boolean;
   onChange(fn: (input: InputName, value: boolean) => void): void;
   close(): Promise<void>;

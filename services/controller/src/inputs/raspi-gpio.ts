@@ -25,7 +25,7 @@ export async function createFiveGpio(
   io: unknown,
   pins: RaspiPins,
   pinName: (gpio: number) => string | number,
-  mode: 'raspi' | 'mock' = 'raspi',
+  mode: GpioInputPort['mode'] = 'raspi',
 ): Promise<GpioInputPort> {
   const five = (await import('johnny-five')).default;
   const board = new five.Board({ io, repl: false, debug: false } as never);
@@ -58,6 +58,7 @@ export async function createFiveGpio(
     },
     close: async () => {
       (io as { reset?: () => void }).reset?.();
+      (io as { close?: () => void }).close?.();
     },
   };
 }

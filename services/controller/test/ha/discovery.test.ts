@@ -54,6 +54,7 @@ describe('controller HA discovery payload', () => {
       epo_engaged: ['binary_sensor', 'safety', null],
       failsafe_triggered: ['binary_sensor', 'problem', null],
       hoa_position: ['sensor', 'enum', null],
+      input_warning: ['sensor', null, null],
       override: ['select', null, null],
       clear_lockout: ['button', null, null],
     });

@@ -1,0 +1,54 @@
+import { GpioChipIO, type PinUse, type ToolRunner } from '@outpost/gpiochip';
+import type { GpioInputPort } from './gpio-port.js';
+import { inputWarnings } from './input-warnings.js';
+import { MockGpio } from './mock-gpio.js';
+import { createFiveGpio, createRaspiGpio, isRaspberryPi, type RaspiPins } from './raspi-gpio.js';
+
+export interface InputsConfig {
+  GPIO_MODE: 'auto' | 'mock' | 'gpiochip' | 'raspi';
+  BMS_GPIO_PIN?: number | undefined;
+  HOA_GPIO_QUIET?: number | undefined;
+  HOA_GPIO_RUN?: number | undefined;
+  HOA_SWITCH_ENABLED: boolean;
+}
+
+export interface OpenedInputs {
+  gpio: GpioInputPort;
+  warnings: string[];
+}
+
+/** Picks the GPIO backend, checks the configured lines and says which inputs are missing. */
+export async function openInputs(
+  env: InputsConfig,
+  test: { runner?: ToolRunner; devDir?: string; isPi?: boolean } = {},
+): Promise<OpenedInputs> {
+  const onPi = test.isPi ?? isRaspberryPi();
+  const mode = env.GPIO_MODE === 'auto' ? (onPi ? 'gpiochip' : 'mock') : env.GPIO_MODE;
+  const pins: RaspiPins = {
+    bms: env.BMS_GPIO_PIN,
+    hoa_quiet: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_QUIET : undefined,
+    hoa_run: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_RUN : undefined,
+  };
+  const warnings = inputWarnings({
+    gpio: mode,
+    bmsPin: env.BMS_GPIO_PIN,
+    hoaEnabled: env.HOA_SWITCH_ENABLED,
+    hoaQuietPin: env.HOA_GPIO_QUIET,
+    hoaRunPin: env.HOA_GPIO_RUN,
+  });
+  if (mode === 'mock') return { gpio: new MockGpio(), warnings };
+  if (mode === 'raspi') return { gpio: await createRaspiGpio(pins), warnings };
+  const uses: PinUse[] = [
+    ...(pins.bms !== undefined ? [{ variable: 'BMS_GPIO_PIN', pin: pins.bms }] : []),
+    ...(pins.hoa_quiet !== undefined ? [{ variable: 'HOA_GPIO_QUIET', pin: pins.hoa_quiet }] : []),
+    ...(pins.hoa_run !== undefined ? [{ variable: 'HOA_GPIO_RUN', pin: pins.hoa_run }] : []),
+  ];
+  const io = await GpioChipIO.open({
+    // gpioinfo shows the holder of each line: name and pid say which process to look at.
+    consumer: `outpost-controller:${process.pid}`,
+    validate: uses,
+    ...(test.runner ? { runner: test.runner } : {}),
+    ...(test.devDir ? { devDir: test.devDir } : {}),
+  });
+  return { gpio: await createFiveGpio(io, pins, (n) => `GPIO${n}`, 'gpiochip'), warnings };
+}
