@@ -2,7 +2,7 @@
  * `npm run backup [-- --out <file>]`: one .tar.gz (mode 0600) with everything a site needs back after
  * losing its disk: DATA_DIR (secrets, broker users, relay node settings) and the database. With
  * DATABASE_URL the database is a pg_dump of the Outpost schemas (consistent while services run);
- * without it the PGlite data directories under DATA_DIR are copied, which needs the services stopped.
+ * without it the embedded database directory (DATA_DIR/postgres) is copied, which needs the stack stopped.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -49,7 +49,10 @@ export class BackupError extends Error {
   override name = 'BackupError';
 }
 
-/** A PGlite data directory is recognised by the PG_VERSION file every PostgreSQL cluster has. */
+/**
+ * An embedded database directory (DATA_DIR/postgres, or PGlite's of earlier versions) is recognised by
+ * the PG_VERSION file every PostgreSQL cluster has. It is copied as files, with the stack stopped.
+ */
 export function pgliteDirs(dataDir: string): string[] {
   if (!existsSync(dataDir)) return [];
   return readdirSync(dataDir, { withFileTypes: true })
@@ -231,7 +234,7 @@ async function main(): Promise<void> {
       manifest.database === 'postgresql'
         ? `PostgreSQL schemas ${manifest.schemas.join(', ') || '(none yet)'}`
         : manifest.database === 'pglite'
-          ? `PGlite ${manifest.pglite_dirs.join(', ')}`
+          ? `embedded database (${manifest.pglite_dirs.join(', ')})`
           : 'no database';
     process.stdout.write(
       `backup written to ${file} (mode 0600): ${manifest.data_entries.length} DATA_DIR entries, ${db}\n`,

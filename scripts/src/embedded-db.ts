@@ -235,8 +235,12 @@ async function startServer(opts: {
     // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
     chmodSync(opts.parentDir, (statSync(opts.parentDir).mode & 0o7777) | 0o711);
   }
-  if (!existsSync(join(opts.clusterDir, 'PG_VERSION')))
+  if (!existsSync(join(opts.clusterDir, 'PG_VERSION'))) {
     initCluster(bin, opts.clusterDir, opts.password, owner);
+  } else if (owner && statSync(opts.clusterDir).uid !== owner.uid) {
+    // Restored from a backup by root: the server insists on owning its files.
+    execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, opts.clusterDir]);
+  }
 
   const args = ['-D', opts.clusterDir, '-p', String(opts.port)];
   for (const [k, v] of Object.entries(SMALL_SERVER)) args.push('-c', `${k}=${v}`);
@@ -349,7 +353,7 @@ function freeLoopbackPort(): Promise<number> {
  * problems are shown. A connection refused while it is still starting is the launcher's own probe.
  */
 function worthShowing(line: string): boolean {
-  if (!/^(WARNING|ERROR|FATAL|PANIC):/.test(line)) return false;
+  if (!/\b(WARNING|ERROR|FATAL|PANIC):/.test(line)) return false;
   return !/the database system is (starting up|shutting down)/.test(line);
 }
 

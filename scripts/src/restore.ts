@@ -1,7 +1,7 @@
 /**
  * `npm run restore -- <backup.tar.gz> [--force]`: puts a backup made by `npm run backup` back: the
  * DATA_DIR entries (modes kept, so secrets stay 0600) and the database (the PostgreSQL dump into
- * DATABASE_URL, or the PGlite directories). Refuses to overwrite anything that exists unless --force,
+ * DATABASE_URL, or the embedded database directory). Refuses to overwrite anything that exists unless --force,
  * and refuses while a service has an embedded database open.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -86,7 +86,7 @@ export async function restore(opts: RestoreOptions): Promise<RestoreResult> {
       );
     if (manifest.database === 'pglite' && opts.databaseUrl)
       notes.push(
-        'the backup holds PGlite databases; with DATABASE_URL set the services will use PostgreSQL instead',
+        'the backup holds an embedded database; with DATABASE_URL set the services use that PostgreSQL instead',
       );
 
     // Everything is checked before anything is changed.

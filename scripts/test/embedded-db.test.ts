@@ -1,10 +1,27 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopOrphanServer } from '../src/embedded-db.js';
-import { freePort, type Launched, launch, launcherScript, signalGroup, until } from './helpers/processes.js';
+import {
+  freePort,
+  type Launched,
+  launch,
+  launcherScript,
+  root,
+  signalGroup,
+  until,
+} from './helpers/processes.js';
 
 /**
  * No DATABASE_URL: the launcher runs one real PostgreSQL under DATA_DIR/postgres, the services log in
@@ -38,6 +55,11 @@ async function call(base: string, path: string, token?: string, method = 'GET') 
       : {}),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A list (the spec's shape) or { runs, total }: the runs either way. */
+function runsOf(body: unknown): { stop_reason: string }[] {
+  return (Array.isArray(body) ? body : (body as { runs: unknown[] }).runs) as { stop_reason: string }[];
 }
 
 describe('embedded PostgreSQL under the launcher', () => {
@@ -102,12 +124,35 @@ describe('embedded PostgreSQL under the launcher', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.stop_reason).toBe('manual');
 
+    // Backup with the stack stopped, a lost disk, a restore: the run is back.
+    await signalGroup(second, 'SIGINT');
+    expect(second.proc.exitCode).toBe(0);
+    const archive = join(mkdtempSync(join(tmpdir(), 'outpost-embedded-backup-')), 'site.tar.gz');
+    dirs.push(dirname(archive));
+    const backup = spawnSync(process.execPath, [join(root, 'scripts/dist/backup.js'), '--out', archive], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    expect(backup.status, backup.stderr).toBe(0);
+    expect(backup.stdout).toMatch(/embedded database \(postgres\)/);
+    for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    const restore = spawnSync(process.execPath, [join(root, 'scripts/dist/restore.js'), archive], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    expect(restore.status, restore.stderr).toBe(0);
+    const third = launch(env, services);
+    running.push(third);
+    await third.ready;
+    const token3 = (await call(controller, '/api/auth/login', undefined, 'POST')).body.access_token as string;
+    expect(runsOf((await call(controller, '/api/generator/history?limit=10', token3)).body)).toHaveLength(1);
+
     // The server dies under the stack: one clear line, and the stack stops.
     const pid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(pid, 'SIGKILL');
-    await Promise.race([second.exited, new Promise((r) => setTimeout(r, 30_000))]);
-    expect(second.proc.exitCode).toBe(1);
-    expect(second.output()).toMatch(/^outpost: postgres exited unexpectedly \(code null\); stopping$/m);
+    await Promise.race([third.exited, new Promise((r) => setTimeout(r, 30_000))]);
+    expect(third.proc.exitCode).toBe(1);
+    expect(third.output()).toMatch(/^outpost: postgres exited unexpectedly \(code null\); stopping$/m);
   });
 
   it('refuses in one line a DATA_DIR holding PGlite data of an earlier version, changing nothing', () => {
