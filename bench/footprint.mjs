@@ -2,7 +2,9 @@
 // Memory footprint and cold start of the whole stack as `npm start` runs it (scripts/dist/start.js),
 // on loopback with ports picked here:
 //  - idle RSS of every service process (VmRSS of the process itself, after start-up and BENCH_IDLE_S of
-//    idle), once with PostgreSQL (a fresh database, dropped after) and once on the embedded defaults (PGlite)
+//    idle), once with PostgreSQL (a fresh database, dropped after) and once on the embedded defaults: the
+//    launcher's own PostgreSQL server, whose processes (server, workers, one backend per connection) are
+//    summed, with the launcher itself counted in the whole stack
 //  - cold start to all healthy on the embedded defaults with a DATA_DIR that a first run already made:
 //    from spawning the launcher to its "ready" line, then Ctrl-C; BENCH_COLD_STARTS times, median and max
 // Writes bench/out/footprint.json in the controller bench's row format. A missed goal is reported, not an
@@ -38,7 +40,16 @@ const COLD_STARTS = Math.round(num('BENCH_COLD_STARTS', 3));
 const PG_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 const OUT_DIR = resolve(process.env.BENCH_OUT_DIR || join(root, 'bench', 'out'));
 const ISSUE = 10;
-const GOALS = { rssPostgresMb: 80, rssRelayNodeMb: 60, coldStartS: 10 };
+const GOALS = {
+  rssPostgresMb: 80,
+  rssRelayNodeMb: 60,
+  coldStartS: 10,
+  // The embedded database (issue 17): the whole stack as `npm start` runs it, PostgreSQL included.
+  stackEmbeddedMb: 600,
+  controllerEmbeddedMb: 100,
+  firstStartS: 15,
+  laterStartS: 6,
+};
 const READY_LINE = 'Press Ctrl-C to stop.';
 const SERVICES = ['broker', 'notifier', 'relay-node', 'controller', 'simulator', 'dashboard'];
 
@@ -223,7 +234,7 @@ async function stop(run) {
       process.kill(p.pid, 'SIGKILL');
     }
   }
-  return { left, exit: done, stoppedCleanly: run.output.includes('outpost: stopped') };
+  return { left, exit: done, stoppedCleanly: /^outpost: broker stopped$/m.test(run.output) };
 }
 
 function killEverything() {
@@ -287,9 +298,19 @@ async function idleFootprint(label, dataDir, extraEnv) {
   log(`${label}: all healthy in ${round(run.readyS, 2)} s; idling ${IDLE_S} s`);
   await sleep(IDLE_S * 1000);
   const mem = {};
+  const postgres = { rss: 0, hwm: 0, processes: 0 };
   for (const p of descendants(run.proc.pid)) {
     if (SERVICES.includes(p.name)) mem[p.name] = { pid: p.pid, ...memory(p.pid) };
+    else if (/(^|[/\\])postgres( |$)|^postgres:/.test(p.name)) {
+      const m = memory(p.pid);
+      postgres.rss += m.rss;
+      postgres.hwm += m.hwm;
+      postgres.processes += 1;
+    }
   }
+  if (postgres.processes)
+    mem.postgres = { rss: round(postgres.rss), hwm: round(postgres.hwm), processes: postgres.processes };
+  mem.launcher = { pid: run.proc.pid, ...memory(run.proc.pid) };
   const stopped = await stop(run);
   return { label, ready_s: round(run.readyS, 2), memory: mem, ...stopped, load_1m: [loadBefore, load1()] };
 }
@@ -349,19 +370,40 @@ async function main() {
   // 2. Idle RSS on the embedded defaults; this first run also makes the DATA_DIR the cold starts reuse.
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-footprint-embedded-'));
   try {
-    const embedded = await idleFootprint('embedded (PGlite)', dataDir, {});
+    const embedded = await idleFootprint('embedded PostgreSQL', dataDir, {});
     note('embedded run', embedded);
     details.embedded = embedded;
     for (const s of SERVICES) {
       const m = embedded.memory[s];
-      const pglite = s === 'controller' || s === 'notifier';
       rows.push(
         row(`${s} idle RSS, embedded defaults`, m?.rss ?? null, 'MB', {
-          context: m ? `peak ${m.hwm} MB${pglite ? '; PGlite in the process, no goal' : ''}` : undefined,
+          ...(s === 'controller' ? { goal: GOALS.controllerEmbeddedMb } : {}),
+          context: m ? `peak ${m.hwm} MB` : undefined,
           status: m ? undefined : 'not running',
         }),
       );
     }
+    const pg = embedded.memory.postgres;
+    rows.push(
+      row('embedded PostgreSQL idle RSS, all its processes', pg?.rss ?? null, 'MB', {
+        context: pg
+          ? `${pg.processes} processes (server, workers, a backend per service connection); RSS counts shared buffers in each`
+          : undefined,
+        status: pg ? undefined : 'not running',
+      }),
+      row('launcher idle RSS', embedded.memory.launcher?.rss ?? null, 'MB'),
+    );
+    const parts = [...SERVICES, 'postgres', 'launcher'].map((k) => embedded.memory[k]?.rss ?? 0);
+    rows.push(
+      row('whole stack idle RSS, embedded defaults', round(parts.reduce((a, b) => a + b, 0)), 'MB', {
+        goal: GOALS.stackEmbeddedMb,
+        context: `${SERVICES.length} services + PostgreSQL + the launcher`,
+      }),
+      row('first start on an empty DATA_DIR to all healthy', embedded.ready_s, 's', {
+        goal: GOALS.firstStartS,
+        context: 'includes initdb of the embedded PostgreSQL',
+      }),
+    );
 
     // 3. Cold starts on the existing DATA_DIR.
     const times = [];
@@ -378,11 +420,11 @@ async function main() {
     const context = `runs ${times.join(', ')} s; first run on an empty DATA_DIR ${embedded.ready_s} s`;
     rows.push(
       row(`stack cold start to all healthy, median of ${times.length}`, round(median(times), 2), 's', {
-        goal: GOALS.coldStartS,
+        goal: GOALS.laterStartS,
         context,
       }),
       row(`stack cold start to all healthy, max of ${times.length}`, round(Math.max(...times), 2), 's', {
-        goal: GOALS.coldStartS,
+        goal: GOALS.laterStartS,
       }),
     );
   } finally {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeUser, type Role, USERS_FILE_NAME, writeUsersFile } from '@outpost/broker';
+// The users module alone: the launcher stays small next to the services it runs.
+import { makeUser, type Role, USERS_FILE_NAME, writeUsersFile } from '@outpost/broker/users';
 import { z } from 'zod';
 
 export const SECRETS_FILE_NAME = 'secrets.json';

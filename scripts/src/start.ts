@@ -9,12 +9,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseConfig, SUPERVISED_ENV } from '@outpost/runtime';
+import { ConfigError, parseConfig } from '@outpost/runtime/config';
+import { SUPERVISED_ENV } from '@outpost/runtime/lifecycle';
 import { z } from 'zod';
 import { type Child, startChild, stopChild } from './children.js';
 import { waitForHealth, waitForPort } from './health.js';
 import { choosePort } from './ports.js';
-import { DatabaseError, pgliteLeftovers, startEmbeddedDatabase } from './embedded-db.js';
 import { applyJoin } from './join.js';
 import { JoinError } from './join-string.js';
 import { removeRunFile, writeRunFile } from './run-file.js';
@@ -173,6 +173,8 @@ async function main(): Promise<void> {
   const databaseUrls: Record<string, string> = {};
   const usesDatabase = selected.some((s) => s.name === 'controller' || s.name === 'notifier');
   if (usesDatabase && !process.env.DATABASE_URL) {
+    // Loaded only when used: a relay-node-only Pi never pays for the PostgreSQL client in the launcher.
+    const { DatabaseError, pgliteLeftovers, startEmbeddedDatabase } = await import('./embedded-db.js');
     const old = pgliteLeftovers(dataDir);
     if (old.length) {
       fail(
