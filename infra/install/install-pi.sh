@@ -15,7 +15,7 @@
 #                      from the join string made on the controller's machine (npm run join-token);
 #                      implies --services relay-node and no local broker
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
-#   --database-url URL PostgreSQL instead of PGlite under the data dir
+#   --database-url URL your PostgreSQL instead of the embedded one (outpost-postgres.service)
 #   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
 #                      GPIO; npm compiles pigpio's native addon, so this also installs build-essential
 #   --gpio-root        run the relay node and controller as root (pigpio needs /dev/mem)
@@ -67,6 +67,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ -n "$JOIN" ]; then SERVICES=relay-node; fi
+# Without a DATABASE_URL the controller and notifier use the embedded PostgreSQL, a unit of its own.
+if [ -z "$DATABASE_URL" ]; then
+  case " $SERVICES " in *" controller "*|*" notifier "*) SERVICES="postgres $SERVICES" ;; esac
+fi
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { echo "install-pi: $*" >&2; exit 1; }

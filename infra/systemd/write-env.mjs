@@ -21,10 +21,13 @@ const { values } = parseArgs({
     out: { type: 'string', default: '/etc/outpost' },
     'mqtt-url': { type: 'string' },
     'admin-username': { type: 'string', default: 'admin' },
+    'postgres-port': { type: 'string', default: '54320' },
   },
 });
 const { ensureSecrets } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
 const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
+const { DATABASE_ROLES } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
+const DATABASE_NAME = 'outpost';
 
 const dataDir = resolve(values['data-dir']);
 const out = resolve(values.out);
@@ -68,4 +71,14 @@ for (const svc of SERVICES) {
       : {}),
   });
 }
-process.stdout.write(`wrote ${out}/{outpost,broker,${SERVICES.map((s) => s.name).join(',')}}.env\n`);
+// The embedded PostgreSQL (outpost-postgres.service): each data-owning service's own role. Loaded before
+// outpost.env by the units, so a DATABASE_URL set there (your own PostgreSQL) wins.
+for (const role of DATABASE_ROLES) {
+  const password = encodeURIComponent(secrets.postgres.roles[role]);
+  write(`${role}.db.env`, {
+    DATABASE_URL: `postgres://${role}:${password}@127.0.0.1:${values['postgres-port']}/${DATABASE_NAME}`,
+  });
+}
+process.stdout.write(
+  `wrote ${out}/{outpost,broker,${DATABASE_ROLES.map((r) => `${r}.db`).join(',')},${SERVICES.map((s) => s.name).join(',')}}.env\n`,
+);

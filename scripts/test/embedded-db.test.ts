@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import pg from 'pg';
 import {
   chmodSync,
   existsSync,
@@ -153,6 +154,55 @@ describe('embedded PostgreSQL under the launcher', () => {
     await Promise.race([third.exited, new Promise((r) => setTimeout(r, 30_000))]);
     expect(third.proc.exitCode).toBe(1);
     expect(third.output()).toMatch(/^outpost: postgres exited unexpectedly \(code null\); stopping$/m);
+  });
+
+  it('runs alone for systemd: write-env.mjs gives the controller a URL that logs in with its own role', {
+    timeout: 90_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-unit-'));
+    dirs.push(dir);
+    chmodSync(dir, 0o711);
+    const dataDir = join(dir, 'data');
+    const port = await freePort();
+    const wrote = spawnSync(
+      process.execPath,
+      [
+        join(root, 'infra/systemd/write-env.mjs'),
+        '--data-dir',
+        dataDir,
+        '--out',
+        join(dir, 'etc'),
+        '--postgres-port',
+        String(port),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(wrote.status, wrote.stderr).toBe(0);
+    const server = spawn(process.execPath, [join(root, 'scripts/dist/postgres.js')], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, POSTGRES_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    server.stdout.on('data', (d) => (out += d));
+    server.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+    try {
+      await until('the server to be ready', () => out.includes('PostgreSQL ready on 127.0.0.1:'), 60_000);
+      const url = /^DATABASE_URL=(.+)$/m.exec(
+        readFileSync(join(dir, 'etc', 'controller.db.env'), 'utf8'),
+      )![1]!;
+      expect(url).toMatch(new RegExp(`^postgres://controller:[^@]+@127\\.0\\.0\\.1:${port}/outpost$`));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query(
+        "SELECT current_user AS who, has_schema_privilege('controller', 'CREATE') AS owns",
+      );
+      await client.end();
+      expect(rows[0]).toEqual({ who: 'controller', owns: true });
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 
   it('refuses in one line a DATA_DIR holding PGlite data of an earlier version, changing nothing', () => {

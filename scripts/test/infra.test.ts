@@ -141,10 +141,14 @@ describe('systemd units', () => {
       expect(one(f, 'StateDirectory'), f).toBe('outpost');
       expect(one(f, 'After'), f).toContain('network-online.target');
       expect(one(f, 'WantedBy'), f).toBe('outpost.target');
-      if (f !== 'outpost-broker.service') expect(one(f, 'After'), f).toContain('outpost-broker.service');
+      // The broker and the embedded PostgreSQL need nothing of each other; every service needs the broker.
+      if (f !== 'outpost-broker.service' && f !== 'outpost-postgres.service')
+        expect(one(f, 'After'), f).toContain('outpost-broker.service');
     }
-    expect(one('outpost-controller.service', 'After')).toContain('postgresql.service');
-    expect(one('outpost-notifier.service', 'After')).toContain('postgresql.service');
+    for (const u of ['outpost-controller.service', 'outpost-notifier.service']) {
+      expect(one(u, 'After')).toContain('postgresql.service');
+      expect(one(u, 'After')).toContain('outpost-postgres.service');
+    }
   });
 
   it('drives the relay OFF after every stop of the relay node and gives it the GPIO group', () => {
