@@ -159,6 +159,9 @@ async function launch(dataDir, extraEnv = {}) {
     NO_COLOR: '1',
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
+    // As `npm start` sets it for the launcher: the broker users' scrypt hashes on a first run give their
+    // memory back instead of staying in glibc's heap.
+    MALLOC_MMAP_THRESHOLD_: '131072',
     ...ports,
     ...extraEnv,
   };
