@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { startCycles } from './cycles.mjs';
 import { freePort, here, PREFIX, RELAYNODE_ID, startNode, stopChild, waitFor } from './stack.mjs';
 
-/** Cycles against the bare pipeline, or null without PostgreSQL (it needs a server to write to). */
+/** Cycles against the bare pipeline, on the controller's database. */
 export async function bareCycles(stack, watch) {
-  if (!stack.databaseUrl) return null;
   // The controller's heartbeats would hold the relay node's lease; a new epoch takes it over once they stop.
   await stopChild(stack.processes.controller);
   const port = await freePort();

@@ -1,7 +1,7 @@
 // The system under test as it really runs: broker, relay node and controller as `node dist/main.js`
-// child processes on free loopback ports, a temporary DATA_DIR, and a fresh PostgreSQL database when
-// the server answers (PGlite otherwise). Every child is killed and every temporary thing removed on
-// the way out, whatever the way out is.
+// child processes on free loopback ports, a temporary DATA_DIR, and a fresh PostgreSQL database (on
+// TEST_DATABASE_URL's server, else a throwaway one). Every child is killed and every temporary thing
+// removed on the way out, whatever the way out is.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startThrowawayServer } from '@outpost/scripts/embedded-db';
 import pg from 'pg';
 
 export const here = dirname(fileURLToPath(import.meta.url));
@@ -182,15 +183,16 @@ export function closeHttp() {
   agent.destroy();
 }
 
-/** A fresh database on the PostgreSQL server if it answers, else null (the controller uses PGlite). */
+/** A fresh database on TEST_DATABASE_URL's server, or on a throwaway server when it is unset. */
 async function freshPostgres() {
-  const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-  } catch {
-    return null;
+  let admin = process.env.TEST_DATABASE_URL;
+  if (!admin) {
+    const server = await startThrowawayServer();
+    onCleanup(() => server.stop());
+    admin = server.url;
   }
+  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
+  await client.connect();
   const name = `outpost_bench_${process.pid}_${Date.now()}`;
   await client.query(`CREATE DATABASE ${name}`);
   const serverVersion = (await client.query('SHOW server_version')).rows[0].server_version;
@@ -236,7 +238,7 @@ export async function startStack() {
   await waitFor('the broker', broker, () => broker.output.includes('MQTT broker listening'));
 
   const postgres = await freshPostgres();
-  const database = postgres ? postgres.label : 'PGlite';
+  const database = postgres.label;
 
   const node = startNode('relay-node', join(repoDir, 'services/relay-node/dist/main.js'), {
     HOST: '127.0.0.1',
@@ -265,7 +267,7 @@ export async function startStack() {
       MQTT_URL: mqttUrl,
       DATA_DIR: join(dataDir, 'controller'),
       TRUSTED_PROXIES: '127.0.0.1',
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      DATABASE_URL: postgres.url,
     },
     controllerNodeArgs,
   );
@@ -284,7 +286,7 @@ export async function startStack() {
     nodeBase,
     mqttUrl,
     database,
-    databaseUrl: postgres?.url ?? null,
+    databaseUrl: postgres.url,
     token: login.json.access_token,
     processes: { broker, node, controller },
   };

@@ -1,4 +1,4 @@
-import { baseEnvShape, envBool } from '@outpost/runtime';
+import { baseEnvShape, envBool, requiredDatabaseUrl } from '@outpost/runtime';
 import { z } from 'zod';
 
 const pin = z.coerce.number().int().min(0).max(64).optional();
@@ -6,6 +6,7 @@ const pin = z.coerce.number().int().min(0).max(64).optional();
 /** The controller's environment (spec variables, ARCHITECTURE.md "Running"). */
 export const ControllerEnv = z.object({
   ...baseEnvShape,
+  DATABASE_URL: requiredDatabaseUrl,
   CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HOST: z.string().min(1).default('0.0.0.0'),

@@ -14,7 +14,7 @@ import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
 import { RestRelayOff, relayPort } from './bus/relay-port.js';
 import { checkRelaynodeRest, ControllerEnv, listenPort } from './config.js';
-import { openDatabase, pgliteDir } from './db/connection.js';
+import { openDatabase } from './db/connection.js';
 import { buildGateway } from './gateway/gateway.js';
 import { notifierProxy } from './gateway/notifier-proxy.js';
 import { openInputs } from './inputs/open-inputs.js';
@@ -36,10 +36,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'controller', level: env.LOG_LEVEL });
   const clock = systemClock;
 
-  const database = await openDatabase(
-    env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: pgliteDir(env.DATA_DIR) },
-  );
-  logger.info({ database: database.kind }, 'database ready');
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL });
+  logger.info('database ready');
 
   let mqtt: OutpostMqtt | null = null;
   if (env.MQTT_URL) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isCI } from '@outpost/runtime/testing';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyTestDatabase, type TestDatabase } from './helpers/databases.js';
+import { type TestDatabase, testDatabase } from './helpers/databases.js';
 import { type Mosquitto, startMosquitto } from './helpers/mosquitto.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -14,11 +14,27 @@ const built = existsSync(MAIN);
 // The build runs before the tests (turbo); in CI a missing build is a failure, not a skip.
 if (!built && isCI()) throw new Error(`${MAIN} missing: build the controller before its tests`);
 
+// Checked before any connection is made: nothing listens there.
+const UNUSED_DATABASE_URL = 'postgres://outpost@127.0.0.1:9/outpost';
+
 describe('controller process', () => {
+  it('exits with one clear line when DATABASE_URL is missing', (ctx) => {
+    if (!built) return ctx.skip();
+    const res = spawnSync(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', JWT_SECRET: 'main-test-secret-0123456789' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim()).toBe(
+      'Invalid environment variable DATABASE_URL: required (npm start runs an embedded PostgreSQL; or set postgres://…)',
+    );
+  });
+
   it('exits with one clear line when JWT_SECRET is missing', (ctx) => {
     if (!built) return ctx.skip();
     const res = spawnSync(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '' },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: UNUSED_DATABASE_URL },
       encoding: 'utf8',
       timeout: 20_000,
     });
@@ -32,6 +48,7 @@ describe('controller process', () => {
       env: {
         PATH: process.env.PATH ?? '',
         JWT_SECRET: 'main-test-secret-0123456789',
+        DATABASE_URL: UNUSED_DATABASE_URL,
         RELAYNODE_URL: 'http://127.0.0.1:8001',
       },
       encoding: 'utf8',
@@ -55,17 +72,16 @@ describe('controller process', () => {
       if (!built) return;
       broker = await startMosquitto();
       if (!broker) return;
-      tdb = await anyTestDatabase();
+      tdb = await testDatabase();
       // The PostgreSQL test database is created empty; the process migrates it itself.
       dir = mkdtempSync(join(tmpdir(), 'controller-main-'));
-      const dbUrl = tdb.name === 'postgres' ? await databaseUrlOf(tdb) : undefined;
       child = spawn(process.execPath, [MAIN], {
         env: {
           PATH: process.env.PATH ?? '',
           JWT_SECRET: 'main-test-secret-0123456789',
           ADMIN_PASSWORD: 'main-test-password',
           DATA_DIR: dir,
-          ...(dbUrl ? { DATABASE_URL: dbUrl } : {}),
+          DATABASE_URL: tdb.url,
           MQTT_URL: broker.url,
           MQTT_TOPIC_PREFIX: 'mtest',
           PORT: '0',
@@ -129,10 +145,3 @@ describe('controller process', () => {
     }, 30_000);
   });
 });
-
-async function databaseUrlOf(tdb: TestDatabase): Promise<string> {
-  const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const u = new URL(base);
-  u.pathname = `/${tdb.dbName}`;
-  return u.toString();
-}

@@ -1,10 +1,11 @@
-import { baseEnvShape, envPort, parseConfig } from '@outpost/runtime';
+import { baseEnvShape, envPort, parseConfig, requiredDatabaseUrl } from '@outpost/runtime';
 import { z } from 'zod';
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 export const notifierEnv = z.object({
   ...baseEnvShape,
+  DATABASE_URL: requiredDatabaseUrl,
   NOTIFIER_PORT: envPort(8002),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Shared with the controller; the gateway forwards requests with a bearer JWT signed with it. */

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createMqtt, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import type { BaseUrls } from '@outpost/notify';
@@ -24,8 +23,6 @@ export interface StartOptions {
   /** Overrides the config's provider base URLs (tests). */
   baseUrls?: BaseUrls;
   fetch?: typeof fetch;
-  /** Tests: PGlite in memory instead of DATA_DIR/notifier. */
-  inMemoryDb?: boolean;
 }
 
 export interface RunningNotifier {
@@ -40,10 +37,7 @@ export interface RunningNotifier {
 export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
   const { config, logger } = o;
   const clock = o.clock ?? systemClock;
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    pgliteDir: o.inMemoryDb ? undefined : join(config.DATA_DIR, 'notifier'),
-  });
+  const database = await openDatabase(config.DATABASE_URL);
   const repo = new DrizzleNotifierRepo(database.db);
   const deliver = createDeliver({
     timeoutMs: config.NOTIFIER_SEND_TIMEOUT_SECONDS * 1000,
@@ -115,7 +109,7 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
     await database.close();
     throw err;
   }
-  logger.info({ url: server.url, database: database.kind }, 'notifier listening');
+  logger.info({ url: server.url }, 'notifier listening');
 
   let closed = false;
   return {

@@ -22,7 +22,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'notifier-e2e-'));
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
-  await pg?.drop();
+  await pg.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -51,7 +51,8 @@ async function startController(mqttUrl: string) {
       GPIO_MODE: 'mock',
       LOG_LEVEL: 'warn',
       DATA_DIR: join(dataDir, 'controller-data'),
-      ...(pg ? { DATABASE_URL: pg.url } : {}),
+      // The same database as the notifier: each keeps to its own schema, as under npm start.
+      DATABASE_URL: pg.url,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -79,7 +80,7 @@ describe('notifications from a real controller', () => {
   it('renders the configured template for a start, and delivers starts and stops raised while the notifier was down', async () => {
     const broker = await embeddedBroker();
     const peer = await startHttpPeer();
-    const db = pg ? { databaseUrl: pg.url } : { dataDir: join(dataDir, 'notifier-data') };
+    const db = { databaseUrl: pg.url };
     const controller = await startController(broker.url);
     try {
       let notifier = await launchNotifier({ mqttUrl: broker.url, ...db });

@@ -2,7 +2,6 @@ import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@out
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../src/notifier-app.js';
-import { freshPostgres } from './helpers/databases.js';
 import { client, embeddedBroker, eventually, launchNotifier, publishEvent } from './helpers/notifier.js';
 
 let broker: Awaited<ReturnType<typeof embeddedBroker>>;
@@ -11,7 +10,6 @@ let smtp: SmtpPeer;
 let notifier: RunningNotifier;
 let api: Awaited<ReturnType<typeof client>>;
 const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
-const pg = await freshPostgres();
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
@@ -21,7 +19,6 @@ beforeAll(async () => {
   const base = peer.url;
   notifier = await launchNotifier({
     mqttUrl: broker.url,
-    databaseUrl: pg?.url,
     clock,
     baseUrls: { telegram: base, discord: base, slack: base, pushover: base, ntfy: base },
   });
@@ -58,12 +55,11 @@ afterAll(async () => {
   await smtp?.close();
   await peer?.close();
   await broker?.close();
-  await pg?.drop();
 });
 
 const byPath = (p: string) => peer.requests.filter((r) => r.path === p);
 
-describe(`delivery of bus events to every channel type (${pg ? 'postgres' : 'pglite'})`, () => {
+describe('delivery of bus events to every channel type', () => {
   it('renders the configured template and delivers in each provider format; a failing channel retries, then fails', async () => {
     const put = await api.put('/api/system-notifications/generator_started', {
       enabled: true,

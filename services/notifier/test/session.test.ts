@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startHttpPeer } from '@outpost/notify/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from './helpers/databases.js';
@@ -9,11 +6,9 @@ import { client, embeddedBroker, eventually, launchNotifier, publishEvent } from
 
 const pg = await freshPostgres();
 const mosquitto = await startMosquitto();
-const dataDir = mkdtempSync(join(tmpdir(), 'notifier-session-'));
 afterAll(async () => {
   await mosquitto?.close();
-  await pg?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await pg.drop();
 });
 
 const brokers = [
@@ -27,8 +22,8 @@ describe.each(brokers)('persistent session on $name', ({ start }) => {
   it('events published while the notifier is down are delivered after it restarts, once each', async () => {
     const broker = await start();
     const peer = await startHttpPeer();
-    // The same database across the restart: PostgreSQL when present, else PGlite on disk.
-    const db = pg ? { databaseUrl: pg.url } : { dataDir };
+    // The same database across the restart.
+    const db = { databaseUrl: pg.url };
     try {
       const first = await launchNotifier({ mqttUrl: broker.url, ...db });
       await eventually(async () => first.bus.connected);

@@ -29,6 +29,15 @@ export const baseEnvShape = {
     .default('main'),
 } as const;
 
+/**
+ * DATABASE_URL for a service that keeps data: there is no database without it. `npm start` passes
+ * one (its embedded PostgreSQL), so only a service run on its own meets this.
+ */
+export const requiredDatabaseUrl = baseEnvShape.DATABASE_URL.refine(
+  (v) => v !== undefined,
+  'required (npm start runs an embedded PostgreSQL; or set postgres://…)',
+).transform((v) => v as string);
+
 /** A boolean environment variable: true/false/1/0/yes/no/on/off, case-insensitive. */
 export const envBool = (defaultValue: boolean) =>
   z

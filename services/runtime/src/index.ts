@@ -1,6 +1,14 @@
 export { createApp, DEFAULT_BODY_LIMIT, HttpError, type OutpostApp, validationHook } from './app.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
-export { baseEnvShape, ConfigError, envBool, envPort, loadConfig, parseConfig } from './config.js';
+export {
+  baseEnvShape,
+  ConfigError,
+  envBool,
+  envPort,
+  loadConfig,
+  parseConfig,
+  requiredDatabaseUrl,
+} from './config.js';
 export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import { freePort, type ServiceProcess, startService } from '@outpost/ui/testing';
+import { testDatabase } from '../helpers/databases.js';
 
 const CONTROLLER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const RELAYNODE_MAIN = fileURLToPath(new URL('../../../relay-node/dist/main.js', import.meta.url));
@@ -30,6 +31,8 @@ export interface Stack {
 export async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'controller-e2e-'));
   const broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
+  // One database for the controller's and the notifier's schemas.
+  const tdb = await testDatabase();
   const started: ServiceProcess[] = [];
   try {
     const nodePort = await freePort();
@@ -56,6 +59,7 @@ export async function startStack(): Promise<Stack> {
         JWT_SECRET,
         MQTT_URL: broker.url,
         DATA_DIR: join(dir, 'notifier'),
+        DATABASE_URL: tdb.url,
         NOTIFIER_RETRY_DELAYS_SECONDS: '1',
       },
       notifierPort,
@@ -77,6 +81,7 @@ export async function startStack(): Promise<Stack> {
         HOST: '127.0.0.1',
         CONTROLLER_PORT: String(ctlPort),
         DATA_DIR: join(dir, 'controller'),
+        DATABASE_URL: tdb.url,
       },
       ctlPort,
     );
@@ -102,12 +107,14 @@ export async function startStack(): Promise<Stack> {
       async close() {
         for (const p of started.reverse()) await p.stop();
         await broker.close();
+        await tdb.cleanup();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
     for (const p of started.reverse()) await p.stop();
     await broker.close();
+    await tdb.cleanup();
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }

@@ -1,7 +1,7 @@
 import type { RunningBroker } from '@outpost/broker';
 import type { ServiceProcess } from '@outpost/ui/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import {
   type clientWithToken,
   controllerClient,
@@ -16,7 +16,6 @@ import {
 import { waitFor } from '../helpers/wait.js';
 import {
   type BusMessage,
-  databaseUrlOf,
   faultProxy,
   faultsReady,
   notifierEventIds,
@@ -75,24 +74,22 @@ describe('broker killed and restarted mid-run, every generator service up', () =
     broker = await embeddedBroker();
     brokerPort = broker.port;
     proxy = await faultProxy(brokerPort);
-    const ctlDb = await postgresTestDatabase();
-    const notifierDb = await postgresTestDatabase();
-    for (const d of [ctlDb, notifierDb]) if (d) dbs.push(d);
+    const ctlDb = await testDatabase();
+    const notifierDb = await testDatabase();
+    dbs.push(ctlDb, notifierDb);
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
     notifier = await spawnNotifier({
       mqttUrl: broker.url,
       dataDir: notifierDir.path,
-      ...(notifierDb ? { databaseUrl: databaseUrlOf(notifierDb) } : {}),
+      databaseUrl: notifierDb.url,
     });
     controller = await spawnController({
       mqttUrl: proxy.url,
       dataDir: ctlDir.path,
+      databaseUrl: ctlDb.url,
       intervalSeconds: INTERVAL_S,
       relaynodeUrl: node.url,
-      extra: {
-        RELAYNODE_REQUEST_TIMEOUT_SECONDS: '1',
-        ...(ctlDb ? { DATABASE_URL: databaseUrlOf(ctlDb) } : {}),
-      },
+      extra: { RELAYNODE_REQUEST_TIMEOUT_SECONDS: '1' },
     });
     api = await controllerClient(controller.url);
   });

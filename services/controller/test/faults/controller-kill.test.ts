@@ -1,7 +1,7 @@
 import type { RunningBroker } from '@outpost/broker';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import {
   built,
   clientWithToken,
@@ -15,7 +15,7 @@ import {
   tempDir,
 } from '../helpers/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { databaseUrlOf, sleep } from './support.js';
+import { sleep } from './support.js';
 
 /**
  * The controller SIGKILLed in the middle of a run, then started again on the same database: what
@@ -34,11 +34,11 @@ interface BusEvent {
   data: Record<string, unknown>;
 }
 
-describe.each(['pglite', 'postgres'] as const)('controller killed mid-run (%s)', (kind) => {
+describe('controller killed mid-run', () => {
   let broker: RunningBroker;
   let node: Proc;
   let controller: Proc | null = null;
-  let tdb: TestDatabase | null = null;
+  let tdb: TestDatabase;
   let watcher: MqttClient | null = null;
   const events: BusEvent[] = [];
   const nodeDir = tempDir('kill-node');
@@ -48,7 +48,7 @@ describe.each(['pglite', 'postgres'] as const)('controller killed mid-run (%s)',
     if (!built) return;
     broker = await embeddedBroker();
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
-    if (kind === 'postgres') tdb = await postgresTestDatabase();
+    tdb = await testDatabase();
     watcher = mqtt.connect(broker.url, { reconnectPeriod: 100 });
     watcher.on('message', (topic, payload) => {
       const body = JSON.parse(payload.toString()) as { event_id: string; data: Record<string, unknown> };
@@ -71,11 +71,9 @@ describe.each(['pglite', 'postgres'] as const)('controller killed mid-run (%s)',
     spawnController({
       mqttUrl: broker.url,
       dataDir: ctlDir.path,
+      databaseUrl: tdb.url,
       intervalSeconds: INTERVAL_S,
-      extra: {
-        BOOT_ARMING_POLICY: 'fail_safe',
-        ...(tdb ? { DATABASE_URL: databaseUrlOf(tdb) } : {}),
-      },
+      extra: { BOOT_ARMING_POLICY: 'fail_safe' },
     });
   const history = async (api: Api) =>
     (await api.get('/api/generator/history?limit=500')).body as {
@@ -96,7 +94,7 @@ describe.each(['pglite', 'postgres'] as const)('controller killed mid-run (%s)',
   const relayOnCount = () => node.logs().filter((l) => l.msg === 'relay ON').length;
 
   it(`closes each orphaned run with a stop reason, disarms under fail_safe and loses no run (${KILLS} kills)`, async (ctx) => {
-    if (!built || (kind === 'postgres' && !tdb)) return ctx.skip();
+    if (!built) return ctx.skip();
     controller = await boot();
     let api: Api = await controllerClient(controller.url);
     const before = await history(api);
@@ -159,7 +157,7 @@ describe.each(['pglite', 'postgres'] as const)('controller killed mid-run (%s)',
 
     const after = await history(api);
     console.log(
-      `controller kill (${kind}): ${KILLS} kills, restarted and booted in ${bootMs.join(', ')} ms; history ${before.total} -> ${after.total} runs`,
+      `controller kill: ${KILLS} kills, restarted and booted in ${bootMs.join(', ')} ms; history ${before.total} -> ${after.total} runs`,
     );
     expect(after.total).toBe(before.total + KILLS);
     for (const id of started) {

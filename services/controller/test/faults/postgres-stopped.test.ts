@@ -43,14 +43,13 @@ describe('PostgreSQL stopped mid-run (real server process)', () => {
   beforeAll(async () => {
     if (!built) return;
     pg = await ownPostgres();
-    if (!pg) return;
     broker = await embeddedBroker();
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
     controller = await spawnController({
       mqttUrl: broker.url,
       dataDir: ctlDir.path,
+      databaseUrl: pg.url,
       intervalSeconds: INTERVAL_S,
-      extra: { DATABASE_URL: pg.url },
     });
     api = await controllerClient(controller.url);
   });

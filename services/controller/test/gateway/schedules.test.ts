@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { nextExercise, nextWeekly } from '../../src/domain/schedule-time.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TZ = 'America/New_York';
@@ -16,7 +16,7 @@ let database: Database;
 let t: TestApp;
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
 }, 60_000);
 afterAll(async () => {

@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/connection.js';
 import { buildGateway } from '../../src/gateway/gateway.js';
 import { clientAddress, inRanges, parseRanges } from '../../src/gateway/network.js';
 import { ADMIN, testApp, type TestApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import pino from 'pino';
 
 let tdb: TestDatabase;
@@ -13,7 +13,7 @@ let database: Database;
 let t: TestApp;
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
 }, 60_000);
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { postWebhook, retryDelayMs } from '../../src/outbox/webhook-client.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,7 +13,7 @@ let t: TestApp;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
   rx = await startReceiver();
 }, 60_000);

@@ -14,6 +14,7 @@ import {
   spawnController,
   tempDir,
 } from '../helpers/stack.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 import { homeassistant } from '@outpost/contracts';
 
@@ -96,6 +97,7 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
   let ha: Awaited<ReturnType<typeof haClient>>;
   const nodeDir = tempDir('ha-node');
   const ctlDir = tempDir('ha-ctl');
+  let tdb: TestDatabase | undefined;
 
   const latestState = () => {
     const s = ha.msgs.filter((m) => m.topic === `${PREFIX}/controller/main/state`).at(-1);
@@ -121,9 +123,11 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
       },
     });
     node = await spawnNode(broker.url, nodeDir.path);
+    tdb = await testDatabase();
     controller = await spawnController({
       mqttUrl: broker.url,
       dataDir: ctlDir.path,
+      databaseUrl: tdb.url,
       intervalSeconds: 1,
       extra: { MQTT_USERNAME: 'controller', MQTT_PASSWORD: PW.controller, BOOT_ARMING_POLICY: 'fail_safe' },
     });
@@ -136,6 +140,7 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     await controller?.kill();
     await node?.kill();
     await broker?.close();
+    await tdb?.cleanup();
     nodeDir.remove();
     ctlDir.remove();
   });

@@ -96,6 +96,8 @@ export function spawnRelayNode(opts: { mqttUrl: string; dataDir: string; port?: 
 export function spawnController(opts: {
   mqttUrl: string;
   dataDir: string;
+  /** A test database's URL (helpers/databases.ts). */
+  databaseUrl: string;
   intervalSeconds: number;
   relaynodeUrl?: string;
   extra?: Record<string, string>;
@@ -106,6 +108,7 @@ export function spawnController(opts: {
       JWT_SECRET,
       ADMIN_PASSWORD: PASSWORD,
       DATA_DIR: opts.dataDir,
+      DATABASE_URL: opts.databaseUrl,
       MQTT_URL: opts.mqttUrl,
       MQTT_TOPIC_PREFIX: PREFIX,
       PORT: '0',

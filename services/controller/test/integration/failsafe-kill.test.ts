@@ -1,6 +1,6 @@
 import type { RunningBroker } from '@outpost/broker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { gateProxy } from '../helpers/gate-proxy.js';
 import {
   built,
@@ -32,7 +32,7 @@ describe('relay node failsafe when the controller dies', () => {
     if (!built) return;
     broker = await embeddedBroker();
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
-    tdb = await anyTestDatabase();
+    tdb = await testDatabase();
   });
 
   afterAll(async () => {
@@ -48,7 +48,6 @@ describe('relay node failsafe when the controller dies', () => {
     if (!built) return ctx.skip();
     const offTimes: number[] = [];
     let token: string | null = null;
-    const dbUrl = tdb.name === 'postgres' ? databaseUrlOf(tdb) : null;
     /**
      * The next controller boots while the current cycle measures; its broker link is held by a gate
      * until the measurement is over, so nothing but the node's own failsafe can drop the relay.
@@ -58,9 +57,10 @@ describe('relay node failsafe when the controller dies', () => {
       const proc = await spawnController({
         mqttUrl: gate.url,
         dataDir: ctlDir.path,
+        databaseUrl: tdb.url,
         intervalSeconds: INTERVAL_S,
         // Armed state survives the restart, so each cycle only needs a start.
-        extra: { BOOT_ARMING_POLICY: 'preserve_state', ...(dbUrl ? { DATABASE_URL: dbUrl } : {}) },
+        extra: { BOOT_ARMING_POLICY: 'preserve_state' },
       });
       return { gate, proc };
     };
@@ -104,9 +104,3 @@ describe('relay node failsafe when the controller dies', () => {
     expect(node.logs().filter((l) => String(l.msg).startsWith('FAILSAFE TRIGGERED')).length).toBe(CYCLES);
   }, 150_000);
 });
-
-function databaseUrlOf(tdb: TestDatabase): string {
-  const u = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-  u.pathname = `/${tdb.dbName}`;
-  return u.toString();
-}

@@ -1,8 +1,7 @@
 import type { RunningBroker } from '@outpost/broker';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseUrlOf } from '../faults/support.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { gateProxy } from '../helpers/gate-proxy.js';
 import {
   built,
@@ -44,13 +43,13 @@ describe('relay node alone cut off from the broker (real processes)', () => {
     broker = await embeddedBroker();
     proxy = await gateProxy({ host: '127.0.0.1', port: broker.port });
     proxy.open();
-    tdb = await anyTestDatabase();
+    tdb = await testDatabase();
     node = await spawnRelayNode({ mqttUrl: proxy.url, dataDir: nodeDir.path });
     controller = await spawnController({
       mqttUrl: broker.url,
       dataDir: ctlDir.path,
+      databaseUrl: tdb.url,
       intervalSeconds: INTERVAL_MS / 1000,
-      extra: tdb.name === 'postgres' ? { DATABASE_URL: databaseUrlOf(tdb) } : {},
     });
     api = await controllerClient(controller.url);
     watcher = await mqtt.connectAsync(broker.url);

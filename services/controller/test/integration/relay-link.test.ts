@@ -1,7 +1,7 @@
 import type { RunningBroker } from '@outpost/broker';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { startReceiver } from '../helpers/receiver.js';
 import {
   built,
@@ -54,22 +54,15 @@ describe('controller ↔ relay node link (real processes)', () => {
     if (!built) return;
     broker = await embeddedBroker();
     brokerPort = broker.port;
-    tdb = await anyTestDatabase();
+    tdb = await testDatabase();
     node = await spawnRelayNode({ mqttUrl: broker.url, dataDir: nodeDir.path });
-    const dbUrl =
-      tdb.name === 'postgres'
-        ? (() => {
-            const u = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-            u.pathname = `/${tdb.dbName}`;
-            return u.toString();
-          })()
-        : null;
     controller = await spawnController({
       mqttUrl: broker.url,
       dataDir: ctlDir.path,
+      databaseUrl: tdb.url,
       intervalSeconds: INTERVAL_MS / 1000,
       relaynodeUrl: node.url,
-      extra: { RELAYNODE_REQUEST_TIMEOUT_SECONDS: '1', ...(dbUrl ? { DATABASE_URL: dbUrl } : {}) },
+      extra: { RELAYNODE_REQUEST_TIMEOUT_SECONDS: '1' },
     });
     api = await controllerClient(controller.url);
     watcher = mqtt.connect(broker.url, { reconnectPeriod: 100 });

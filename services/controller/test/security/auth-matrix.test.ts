@@ -7,7 +7,7 @@ import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import type { Database } from '../../src/db/connection.js';
 import { notifierProxy } from '../../src/gateway/notifier-proxy.js';
 import { ADMIN, type TestApp, testApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { type CredentialVariant, invalidCredentials, TEST_JWT_SECRET } from './tokens.js';
 
 /**
@@ -81,7 +81,7 @@ let protectedRoutes: Route[] = [];
 let variants: CredentialVariant[] = [];
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
   // A notifier that records what reaches it: a request the gate refuses must never be forwarded.
   notifier = createServer((req, res) => {

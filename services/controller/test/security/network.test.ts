@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/gateway/network.js';
 import { ADMIN, type TestApp, testApp } from '../helpers/app.js';
-import { anyTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
 /**
  * Allowlist and rate limits over real sockets, from distinct loopback client addresses (127.0.0.1,
@@ -19,7 +19,7 @@ let t: TestApp | undefined;
 let srv: RunningServer | undefined;
 
 beforeAll(async () => {
-  tdb = await anyTestDatabase();
+  tdb = await testDatabase();
   database = await tdb.open();
 }, 60_000);
 afterAll(async () => {

@@ -5,10 +5,9 @@ import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeUser, writeUsersFile } from '@outpost/broker';
-import { peerUrl } from '@outpost/runtime/testing';
 import { SignJWT } from 'jose';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 import { assertBuilt, type ServiceProcess, startService, urlFrom } from './processes.js';
 
@@ -47,8 +46,8 @@ const S = {
 const issued: Record<string, string> = {};
 
 let dataDir: string;
-let dbUrl: string | null = null;
-let dropDb: (() => Promise<void>) | null = null;
+/** One database for the controller's and the notifier's schemas. */
+let tdb: TestDatabase;
 let peer: Server;
 let peerPort: number;
 const peerHits: string[] = [];
@@ -68,30 +67,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** A fresh PostgreSQL database for the controller and notifier schemas, or null (PGlite then). */
-async function createDatabase(): Promise<void> {
-  const base = await peerUrl('TEST_DATABASE_URL');
-  if (!base) return;
-  const name = `secrets_logs_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  dbUrl = url.toString();
-  dropDb = async () => {
-    const a = postgres(base, { max: 1, onnotice: () => {} });
-    await a.unsafe(`drop database if exists ${name} with (force)`);
-    await a.end();
-  };
-}
-
 const LOG = { LOG_LEVEL: 'trace' };
 
 beforeAll(async () => {
   assertBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'secrets-logs-'));
-  await createDatabase();
+  tdb = await testDatabase();
   // Every provider and webhook call lands here and fails, so the failure paths log too.
   peer = createServer((req, res) => {
     peerHits.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
@@ -115,8 +96,6 @@ beforeAll(async () => {
   );
   procs.push(broker);
   const mqttUrl = /mqtt:\/\/[\d.]+:\d+/.exec(broker.output())![0];
-  const db = (service: string): Record<string, string> =>
-    dbUrl ? { DATABASE_URL: dbUrl } : { DATA_DIR: join(dataDir, service) };
 
   [relaynode, notifier, simulator] = await Promise.all([
     startService(
@@ -140,7 +119,7 @@ beforeAll(async () => {
       'notifier',
       {
         ...LOG,
-        ...db('notifier'),
+        DATABASE_URL: tdb.url,
         JWT_SECRET: S.jwtSecret,
         HOST: '127.0.0.1',
         NOTIFIER_PORT: '0',
@@ -174,7 +153,7 @@ beforeAll(async () => {
     'controller',
     {
       ...LOG,
-      ...db('controller'),
+      DATABASE_URL: tdb.url,
       JWT_SECRET: S.jwtSecret,
       ADMIN_PASSWORD: S.adminPassword,
       HOST: '127.0.0.1',
@@ -197,7 +176,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of [...procs].reverse()) await p.stop();
   await new Promise((r) => peer?.close(r));
-  await dropDb?.();
+  await tdb?.cleanup();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -28,7 +28,7 @@ async function withoutParams<T>(what: string, fn: () => Promise<T>): Promise<T> 
   }
 }
 
-/** The notifier's storage on drizzle; works the same on PGlite and PostgreSQL. */
+/** The notifier's storage on drizzle and PostgreSQL. */
 export class DrizzleNotifierRepo implements NotifierRepo {
   constructor(private readonly db: Db) {}
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { peerUrl } from '@outpost/runtime/testing';
+import { testDatabaseUrl } from '@outpost/runtime/testing';
 import postgres from 'postgres';
 
-/** A fresh PostgreSQL database for this run (dropped by `drop`), or null when no server answers locally. */
-export async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const base = await peerUrl('TEST_DATABASE_URL');
-  if (!base) return null;
+/** A fresh database on the test server (TEST_DATABASE_URL), dropped by `drop`. */
+export async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = testDatabaseUrl();
   const name = `notifier_test_${randomBytes(5).toString('hex')}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

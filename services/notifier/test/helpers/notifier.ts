@@ -6,6 +6,7 @@ import { SignJWT } from 'jose';
 import mqtt from 'mqtt';
 import { parseNotifierConfig } from '../../src/config.js';
 import { type RunningNotifier, startNotifier } from '../../src/notifier-app.js';
+import { freshPostgres } from './databases.js';
 
 export const JWT_SECRET = 'test-secret-for-the-notifier-0123456789';
 
@@ -23,7 +24,7 @@ export async function embeddedBroker() {
 
 export interface NotifierOptions {
   mqttUrl: string;
-  dataDir?: string;
+  /** A database to keep across restarts; without it, a fresh one dropped on close. */
   databaseUrl?: string;
   baseUrls?: BaseUrls;
   clock?: Clock;
@@ -32,23 +33,38 @@ export interface NotifierOptions {
 
 /** The notifier as main.ts starts it, on a free port, with the test's peers. */
 export async function launchNotifier(o: NotifierOptions): Promise<RunningNotifier> {
+  const own = o.databaseUrl ? null : await freshPostgres();
   const config = parseNotifierConfig({
     MQTT_URL: o.mqttUrl,
     NOTIFIER_PORT: '0',
     HOST: '127.0.0.1',
     JWT_SECRET,
-    DATA_DIR: o.dataDir ?? '/nonexistent',
-    ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
+    DATA_DIR: '/nonexistent',
+    DATABASE_URL: o.databaseUrl ?? own!.url,
     NOTIFIER_SEND_TIMEOUT_SECONDS: '3',
     ...o.env,
   });
-  return startNotifier({
-    config,
-    logger: createLogger({ service: 'notifier', level: process.env.LOG_LEVEL ?? 'silent' }),
-    clock: o.clock,
-    baseUrls: o.baseUrls,
-    inMemoryDb: !o.dataDir && !o.databaseUrl,
-  });
+  let notifier: RunningNotifier;
+  try {
+    notifier = await startNotifier({
+      config,
+      logger: createLogger({ service: 'notifier', level: process.env.LOG_LEVEL ?? 'silent' }),
+      clock: o.clock,
+      baseUrls: o.baseUrls,
+    });
+  } catch (err) {
+    await own?.drop();
+    throw err;
+  }
+  if (!own) return notifier;
+  const close = notifier.close;
+  return {
+    ...notifier,
+    close: async () => {
+      await close();
+      await own.drop();
+    },
+  };
 }
 
 /** A REST client with the bearer token. */
