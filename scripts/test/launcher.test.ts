@@ -97,7 +97,8 @@ describe('npm start launcher', () => {
     }
 
     const kids = childPids(run.proc.pid!);
-    expect(kids.length).toBe(1 + availableServices(root).length);
+    // The broker, the embedded PostgreSQL and every service.
+    expect(kids.length).toBe(2 + availableServices(root).length);
     const exited = new Promise<number | null>((res) => run.proc.once('exit', (code) => res(code)));
     const before = run.output().length;
     // Ctrl-C in a terminal: SIGINT to every process of the foreground group at once.
@@ -109,7 +110,7 @@ describe('npm start launcher', () => {
     expect(stop).not.toMatch(/Error|ECONNREFUSED|ECONNRESET/);
     const stopped = [...stop.matchAll(/^outpost: (\S+) stopped$/gm)].map((m) => m[1]);
     const order = [...availableServices(root).map((s) => s.name)].reverse();
-    expect(stopped).toEqual([...order, 'broker']);
+    expect(stopped).toEqual([...order, 'broker', 'postgres']);
     for (const pid of kids) expect(alive(pid), `child ${pid} still running`).toBe(false);
     for (const [name, port] of Object.entries(ports))
       expect(await listening(port), `${name} ${port} still open`).toBe(false);

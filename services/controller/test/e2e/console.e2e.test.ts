@@ -262,7 +262,11 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.getByRole('link', { name: 'Relay node' }).click();
     await expect.poll(() => text(page, 'failsafe'), { timeout: 10_000 }).toContain('heartbeat_count');
     expect(await text(page, 'node-status')).toContain('Relay');
-    await expect.poll(() => page.getByTestId('node-system').locator('dt').count()).toBeGreaterThan(3);
+    // System info is read on the node when asked (about a second for its first read): give it the
+    // same time as the failsafe status above.
+    await expect
+      .poll(() => page.getByTestId('node-system').locator('dt').count(), { timeout: 10_000 })
+      .toBeGreaterThan(3);
 
     await page.locator('input[name=reboot_enabled]').check();
     await page.locator('select[name=reboot_day]').selectOption('monday');
