@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceFiles } from '../src/bundle-files.js';
 import { devOnlyPaths, type Lockfile, pruneLockfile } from '../src/bundle-lock.js';
 import { SERVICES } from '../src/services.js';
+import { freePort } from './helpers/processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -27,17 +27,6 @@ afterAll(() => {
   if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 }, 120_000);
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 /** Every file under dir, relative to it. */
 function listFiles(dir: string, rel = ''): string[] {

@@ -11,7 +11,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ensureSecrets, MQTT_ACCOUNTS } from '../src/secrets.js';
 import { SERVICES } from '../src/services.js';
+import { freePort } from './helpers/processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const infra = join(root, 'infra');
@@ -411,17 +412,6 @@ describe('docker-compose.yml and prometheus.yml', () => {
     expect(targets.get('outpost-broker')).toEqual([`localhost:${metricsPort}`]);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
   for (let i = 0; i < 100; i++) {
