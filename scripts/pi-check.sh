@@ -147,7 +147,10 @@ read -r P_MQTT P_WS P_CTL P_RLY < <(node -e '
   const net = require("node:net");
   const one = () => new Promise((r) => { const s = net.createServer().listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => r(p)); }); });
   (async () => { const ps = []; for (let i = 0; i < 4; i++) ps.push(await one()); console.log(ps.join(" ")); })();')
-rm -rf "$RFS/var/lib/outpost/controller" "$RFS/var/lib/outpost/relay-node"
+rm -rf "$RFS/var/lib/outpost/controller" "$RFS/var/lib/outpost/relay-node" "$RFS/var/lib/outpost/postgres"
+# Run as root, the launcher starts the embedded PostgreSQL as the outpost system user, which
+# install-pi.sh creates only when it may change the system (not with --no-system).
+in_rfs sh -c 'id outpost >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin outpost'
 say "starting broker, controller and relay-node under emulation"
 t=$(now)
 chroot "$RFS" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 NO_COLOR=1 \
