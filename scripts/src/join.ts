@@ -45,13 +45,12 @@ export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicit
 /** Stores what the join string carries in DATA_DIR/secrets.json; the file's other values stay. */
 export function applyJoin(dataDir: string, text: string): JoinPayload {
   const join = decodeJoin(text);
-  const { secrets } = resolveSecrets(dataDir, {}, {});
   resolveSecrets(
     dataDir,
     {},
     {
       RELAYNODE_API_SECRET: join.key,
-      mqtt: { ...secrets.mqtt, [join.username]: join.password },
+      mqtt: { [join.username]: join.password },
       join: { mqtt_url: join.mqtt_url, site: join.site, prefix: join.prefix },
     },
   );

@@ -137,7 +137,12 @@ export function resolveSecrets(
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, SECRETS_FILE_NAME);
   const file = readFile(path);
-  const stored: Partial<Secrets> = { ...(file ?? {}), ...overrides };
+  // Overrides (a join string) replace single broker accounts, not the whole set.
+  const stored: Partial<Secrets> = {
+    ...(file ?? {}),
+    ...overrides,
+    mqtt: { ...(file?.mqtt ?? {}), ...(overrides.mqtt ?? {}) },
+  };
 
   const pick = (
     name: 'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'ADMIN_PASSWORD',

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceFiles } from '../src/bundle-files.js';
 import { devOnlyPaths, type Lockfile, pruneLockfile } from '../src/bundle-lock.js';
 import { SERVICES } from '../src/services.js';
-import { freePort } from './helpers/processes.js';
+import { freePort, portEnv } from './helpers/processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -176,7 +176,7 @@ describe('npm run package', () => {
         HOST: '127.0.0.1',
         GPIO_MODE: 'mock',
         START_TIMEOUT_SECONDS: '150',
-        ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+        ...portEnv(ports),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -22,6 +22,8 @@ import {
   root,
   signalGroup,
   until,
+  freePorts,
+  portEnv,
 } from './helpers/processes.js';
 
 /**
@@ -69,21 +71,21 @@ describe('embedded PostgreSQL under the launcher', () => {
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'outpost-embedded-db-'));
     dirs.push(dataDir);
-    const ports = {
-      MQTT_PORT: await freePort(),
-      MQTT_WS_PORT: await freePort(),
-      CONTROLLER_PORT: await freePort(),
-      RELAYNODE_PORT: await freePort(),
-      NOTIFIER_PORT: await freePort(),
-      POSTGRES_PORT: await freePort(),
-    };
+    const ports = await freePorts(
+      'MQTT_PORT',
+      'MQTT_WS_PORT',
+      'CONTROLLER_PORT',
+      'RELAYNODE_PORT',
+      'NOTIFIER_PORT',
+      'POSTGRES_PORT',
+    );
     const env = {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       ADMIN_PASSWORD,
       GPIO_MODE: 'mock',
       START_TIMEOUT_SECONDS: '150',
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...portEnv(ports),
     };
     const services = ['notifier', 'relay-node', 'controller'];
     const controller = `http://127.0.0.1:${ports.CONTROLLER_PORT}`;

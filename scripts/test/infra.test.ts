@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ensureSecrets, MQTT_ACCOUNTS } from '../src/secrets.js';
 import { SERVICES } from '../src/services.js';
-import { freePort } from './helpers/processes.js';
+import { startMosquitto } from './helpers/mosquitto.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const infra = join(root, 'infra');
@@ -413,7 +413,7 @@ describe('docker-compose.yml and prometheus.yml', () => {
   });
 });
 
-async function waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
+async function _waitForPort(port: number, proc: ChildProcess, output: () => string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     if (proc.exitCode !== null) throw new Error(`mosquitto exited: ${output()}`);
     const open = await new Promise<boolean>((res) => {
@@ -516,27 +516,9 @@ describe('Mosquitto with infra/mosquitto config and ACL', () => {
     // The password file as a site makes it: make-passwd.sh over the launcher's secrets.
     const { secrets } = ensureSecrets(join(dir, 'data'));
     passwords = secrets.mqtt;
-    const passwd = join(dir, 'passwd');
-    const made = spawnSync('sh', [join(infra, 'mosquitto/make-passwd.sh'), join(dir, 'data'), passwd], {
-      encoding: 'utf8',
-    });
-    expect(made.stderr).toBe('');
-    expect(made.status).toBe(0);
-    chmodSync(passwd, 0o600);
-    const [port, wsPort] = [await freePort(), await freePort()];
-    const conf = readFileSync(join(infra, 'mosquitto/conf.d/outpost.conf'), 'utf8')
-      .replace(/^password_file .*$/m, `password_file ${passwd}`)
-      .replace(/^acl_file .*$/m, `acl_file ${join(infra, 'mosquitto/acl')}`)
-      .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
-      .replace(/^listener 9001$/m, `listener ${wsPort} 127.0.0.1`);
-    const confPath = join(dir, 'mosquitto.conf');
-    // As root Mosquitto would switch to its own user, which cannot read this private temp dir.
-    writeFileSync(confPath, `${conf}\npersistence false\n${process.getuid?.() === 0 ? 'user root\n' : ''}`);
-    let out = '';
-    proc = spawn('mosquitto', ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stdout?.on('data', (d) => (out += d));
-    proc.stderr?.on('data', (d) => (out += d));
-    await waitForPort(port, proc, () => out);
+    const broker = await startMosquitto(dir, join(dir, 'data'));
+    proc = broker.proc;
+    const { port } = broker;
 
     // A wrong password is refused: the password file really is in force.
     await expect(

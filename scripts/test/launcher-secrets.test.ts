@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, type Launched, launch, launcherScript, signalGroup } from './helpers/processes.js';
+import {
+  type Launched,
+  launch,
+  launcherScript,
+  signalGroup,
+  freePorts,
+  portEnv,
+} from './helpers/processes.js';
 
 /** A user's own secrets, set in the environment, are the ones the services use. */
 const dirs: string[] = [];
@@ -39,18 +46,18 @@ describe('secrets set in the environment', () => {
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'outpost-own-secrets-'));
     dirs.push(dataDir);
-    const ports = {
-      MQTT_PORT: await freePort(),
-      MQTT_WS_PORT: await freePort(),
-      CONTROLLER_PORT: await freePort(),
-      RELAYNODE_PORT: await freePort(),
-      SIMULATOR_PORT: await freePort(),
-    };
+    const ports = await freePorts(
+      'MQTT_PORT',
+      'MQTT_WS_PORT',
+      'CONTROLLER_PORT',
+      'RELAYNODE_PORT',
+      'SIMULATOR_PORT',
+    );
     const base = {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       GPIO_MODE: 'mock',
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...portEnv(ports),
     };
     const services = ['controller', 'relay-node', 'simulator'];
     const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;

@@ -7,7 +7,7 @@ import mqtt from 'mqtt';
 import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableServices, mainFile } from '../src/services.js';
-import { freePort, launch, launcherScript, root, until } from './helpers/processes.js';
+import { freePort, launch, launcherScript, root, until, freePorts, portEnv } from './helpers/processes.js';
 
 const launcher = launcherScript;
 const dirs: string[] = [];
@@ -45,19 +45,19 @@ describe('npm start launcher', () => {
   it('starts the broker and every built service, prints their URLs, and Ctrl-C stops them in order, leaving nothing behind', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'outpost-launch-'));
     dirs.push(dataDir);
-    const ports = {
-      MQTT_PORT: await freePort(),
-      MQTT_WS_PORT: await freePort(),
-      CONTROLLER_PORT: await freePort(),
-      RELAYNODE_PORT: await freePort(),
-      NOTIFIER_PORT: await freePort(),
-      SIMULATOR_PORT: await freePort(),
-      DASHBOARD_PORT: await freePort(),
-    };
+    const ports = await freePorts(
+      'MQTT_PORT',
+      'MQTT_WS_PORT',
+      'CONTROLLER_PORT',
+      'RELAYNODE_PORT',
+      'NOTIFIER_PORT',
+      'SIMULATOR_PORT',
+      'DASHBOARD_PORT',
+    );
     const env = {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...portEnv(ports),
     };
     const started = Date.now();
     const run = launch(env);

@@ -14,6 +14,8 @@ import {
   portOpen,
   signalGroup,
   until,
+  freePorts,
+  portEnv,
 } from './helpers/processes.js';
 
 /**
@@ -40,12 +42,7 @@ afterAll(async () => {
 }, 30_000);
 
 async function controllerHost(dataDir: string, mqttUrl?: string) {
-  const ports = {
-    CONTROLLER_PORT: await freePort(),
-    NOTIFIER_PORT: await freePort(),
-    MQTT_PORT: await freePort(),
-    MQTT_WS_PORT: await freePort(),
-  };
+  const ports = await freePorts('CONTROLLER_PORT', 'NOTIFIER_PORT', 'MQTT_PORT', 'MQTT_WS_PORT');
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -53,7 +50,7 @@ async function controllerHost(dataDir: string, mqttUrl?: string) {
     HEARTBEAT_INTERVAL_SECONDS: '1',
     START_TIMEOUT_SECONDS: '150',
     ...(mqttUrl ? { MQTT_URL: mqttUrl } : {}),
-    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    ...portEnv(ports),
   };
   const run = launch(env, ['controller', 'notifier']);
   running.push(run);

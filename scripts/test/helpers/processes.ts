@@ -39,6 +39,17 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free loopback port for each variable name, e.g. `freePorts('MQTT_PORT', 'CONTROLLER_PORT')`. */
+export async function freePorts<K extends string>(...names: K[]): Promise<Record<K, number>> {
+  const out = {} as Record<K, number>;
+  for (const name of names) out[name] = await freePort();
+  return out;
+}
+
+/** Ports as environment variables. */
+export const portEnv = (ports: Record<string, number>): Record<string, string> =>
+  Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
+
 export const portOpen = (port: number) =>
   new Promise<boolean>((res) => {
     const s = connect(port, '127.0.0.1');
