@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -13,7 +14,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { Child } from './children.js';
@@ -69,6 +70,37 @@ function runAs(): { uid: number; gid: number; name: string } | null {
   throw new DatabaseError(
     'PostgreSQL does not run as root: run npm start as an ordinary user, or create a system user for it (useradd --system outpost), or set DATABASE_URL',
   );
+}
+
+/**
+ * Under root the server runs as another user, who may not reach the install (a checkout or temp
+ * directory of mode 0700). Then the binaries are copied once to a root-owned, world-readable folder
+ * in the temp directory and run from there.
+ */
+function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Binaries {
+  if (!owner) return bin;
+  try {
+    execFileSync(bin.postgres, ['--version'], { stdio: 'ignore', uid: owner.uid, gid: owner.gid });
+    return bin;
+  } catch {
+    // not reachable as that user: copied below
+  }
+  const native = dirname(dirname(bin.postgres));
+  const copy = join(
+    tmpdir(),
+    `outpost-postgres-${createHash('sha256').update(native).digest('hex').slice(0, 12)}`,
+  );
+  const marker = join(copy, '.complete');
+  // Another user could have made the folder first: only a root-owned, complete copy is used.
+  if (!existsSync(marker) || statSync(copy).uid !== 0) {
+    rmSync(copy, { recursive: true, force: true });
+    mkdirSync(copy, { mode: 0o755 });
+    cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
+    chmodSync(copy, 0o755);
+    writeFileSync(marker, '');
+  }
+  const at = (path: string) => join(copy, relative(native, path));
+  return { postgres: at(bin.postgres), initdb: at(bin.initdb) };
 }
 
 /** A server left running by a launcher that was killed outright: stopped before a new one starts. */
@@ -232,8 +264,8 @@ async function startServer(opts: {
   log: (line: string) => void;
   ready: () => Promise<void>;
 }): Promise<RunningServer> {
-  const bin = await binaries();
   const owner = runAs();
+  const bin = reachableBinaries(await binaries(), owner);
   if (owner) {
     // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
     chmodSync(opts.parentDir, (statSync(opts.parentDir).mode & 0o7777) | 0o711);
