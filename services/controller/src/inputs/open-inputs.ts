@@ -17,11 +17,15 @@ export interface OpenedInputs {
   warnings: string[];
 }
 
+/** Tests hand in a fake chip's tools and say whether the machine is a Pi; a Pi uses the real ones. */
+export interface InputsTestHooks {
+  runner?: ToolRunner;
+  devDir?: string;
+  isPi?: boolean;
+}
+
 /** Picks the GPIO backend, checks the configured lines and says which inputs are missing. */
-export async function openInputs(
-  env: InputsConfig,
-  test: { runner?: ToolRunner; devDir?: string; isPi?: boolean } = {},
-): Promise<OpenedInputs> {
+export async function openInputs(env: InputsConfig, test: InputsTestHooks = {}): Promise<OpenedInputs> {
   const onPi = test.isPi ?? isRaspberryPi();
   const mode = env.GPIO_MODE === 'auto' ? (onPi ? 'gpiochip' : 'mock') : env.GPIO_MODE;
   const pins: RaspiPins = {

@@ -22,6 +22,21 @@ function useDevGpio(): [DevGpio | null, (g: DevGpio) => void] {
   return [gpio, setGpio];
 }
 
+/**
+ * Wiring problems the controller found at start (an input with no pin: no automatic start). They change
+ * only with a restart, so one read per visit is enough; a failed read shows nothing rather than an alarm.
+ */
+function useSiteWarnings(): string[] {
+  const [warnings, setWarnings] = useState<string[]>([]);
+  useEffect(() => {
+    api<{ warnings?: unknown }>('/health').then(
+      (r) => setWarnings(Array.isArray(r.warnings) ? r.warnings.filter((w) => typeof w === 'string') : []),
+      () => setWarnings([]),
+    );
+  }, []);
+  return warnings;
+}
+
 /** How often the node's own relay report is asked for when the state does not carry it. */
 const NODE_POLL_MS = 2000;
 
@@ -53,11 +68,17 @@ function useNodeRelay(fromState: boolean | null | undefined): boolean | null {
 
 export function StatusPage({ gen }: { gen: Gen }) {
   const [gpio, setGpio] = useDevGpio();
+  const warnings = useSiteWarnings();
   const nodeRelay = useNodeRelay(gen.state ? gen.state.slave_relay_on : null);
   const s = gen.state;
   if (!s) return gen.error ? <Banner>{gen.error}</Banner> : <p class="muted">Loading…</p>;
   return (
     <>
+      {warnings.map((w) => (
+        <Banner key={w} kind="warn">
+          <span data-testid="site-warning">{w}</span>
+        </Banner>
+      ))}
       <StateBanners s={s} />
       <StatusCard s={s} nodeRelay={nodeRelay} stale={gen.error !== null} />
       <Controls s={s} refresh={gen.refresh} />

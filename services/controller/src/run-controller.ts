@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { createMqtt, type Logger, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import { type Clock, systemClock } from '@outpost/runtime/clock';
+import { HeartbeatPublisher } from './bus/heartbeat.js';
+import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
+import { RelaynodeAdmin } from './bus/relaynode-admin.js';
+import { attachRelaynodeLink } from './bus/relaynode-link.js';
+import { RestRelayOff, relayPort } from './bus/relay-port.js';
+import { type ControllerEnv, listenPort } from './config.js';
+import { openDatabase } from './db/connection.js';
+import { buildGateway } from './gateway/gateway.js';
+import { notifierProxy } from './gateway/notifier-proxy.js';
+import { type InputsTestHooks, openInputs } from './inputs/open-inputs.js';
+import { attachHomeAssistant } from './ha/attach.js';
+import { createControllerMetrics } from './metrics/controller-metrics.js';
+import { createControllerService } from './service.js';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export interface StartOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** Tests hand in a fake GPIO chip's tools; a Pi uses the real ones. */
+  inputs?: InputsTestHooks;
+}
+
+export interface RunningController {
+  url: string;
+  /** Stops serving, publishing and the database, in that order. */
+  close(): Promise<void>;
+}
+
+/** Wires the controller from its validated environment: database, broker, GPIO, gateway. */
+export async function startController(env: ControllerEnv, o: StartOptions): Promise<RunningController> {
+  const { logger } = o;
+  const clock = o.clock ?? systemClock;
+
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL });
+  logger.info('database ready');
+
+  let mqtt: OutpostMqtt | null = null;
+  if (env.MQTT_URL) {
+    mqtt = await createMqtt({
+      url: env.MQTT_URL,
+      username: env.MQTT_USERNAME,
+      password: env.MQTT_PASSWORD,
+      prefix: env.MQTT_TOPIC_PREFIX,
+      service: 'controller',
+      id: env.SERVICE_ID,
+      logger,
+      waitForConnect: false,
+    });
+  } else {
+    logger.warn('MQTT_URL is not set: no relay node link; starts are refused until a broker is configured');
+  }
+
+  const { gpio, warnings: inputWarnings } = await openInputs(env, o.inputs);
+  logger.info(
+    { gpio: gpio.mode },
+    gpio.mode === 'mock' ? 'mock GPIO: development endpoints at /api/dev/*' : 'GPIO ready',
+  );
+  for (const w of inputWarnings) logger.warn({ gpio: gpio.mode }, w);
+
+  const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
+  const metrics = createControllerMetrics();
+  const heartbeat = new HeartbeatPublisher({
+    clock,
+    logger,
+    intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+    sink: metrics.countingSink(sinks.desired),
+  });
+  const svc = await createControllerService({
+    database,
+    clock,
+    logger,
+    relay: relayPort(
+      heartbeat,
+      env.RELAYNODE_URL && env.RELAYNODE_API_SECRET
+        ? new RestRelayOff({ url: env.RELAYNODE_URL, apiSecret: env.RELAYNODE_API_SECRET, logger })
+        : null,
+    ),
+    gpio,
+    eventSink: mqtt ? sinks.events : null,
+    onController: (controller) => heartbeat.setIntent(() => controller.desired()),
+    config: {
+      controllerId: env.SERVICE_ID,
+      timezone: env.TZ,
+      jwtSecret: env.JWT_SECRET,
+      tokenTtlSeconds: env.TOKEN_TTL_SECONDS,
+      hoaBootDelaySeconds: env.HOA_BOOT_DELAY_SECONDS,
+      hoaEnabled: env.HOA_SWITCH_ENABLED || gpio.mode === 'mock',
+      bootArmingPolicy: env.BOOT_ARMING_POLICY,
+      heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+      version: VERSION,
+    },
+  });
+  let ha: ReturnType<typeof attachHomeAssistant> | null = null;
+  if (mqtt) {
+    await attachRelaynodeLink({
+      bus: mqtt,
+      relaynodeId: env.RELAYNODE_ID,
+      heartbeat,
+      controller: svc.controller,
+      clock,
+      logger,
+      intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
+    });
+    await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
+    ha = attachHomeAssistant(svc, mqtt, {
+      enabled: env.HA_DISCOVERY_ENABLED,
+      haPrefix: env.HA_DISCOVERY_PREFIX,
+      controllerId: env.SERVICE_ID,
+      relaynodeId: env.RELAYNODE_ID,
+      hoaEnabled: svc.config.hoaEnabled,
+      inputWarnings,
+      version: VERSION,
+      clock,
+      logger,
+    });
+  }
+  heartbeat.start();
+  const bus = mqtt;
+
+  const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);
+  if (admin.generatedPassword) {
+    process.stdout.write(
+      `Created user "${env.ADMIN_USERNAME}" with password: ${admin.generatedPassword}\n(shown once; change it with POST /api/auth/password)\n`,
+    );
+  }
+  if (!env.ALLOWED_IPS) logger.warn('ALLOWED_IPS is not set: every client address may reach the controller');
+
+  const app = buildGateway(svc, {
+    logger,
+    allowedIps: env.ALLOWED_IPS,
+    trustedProxies: env.TRUSTED_PROXIES,
+    notifier: env.NOTIFIER_URL
+      ? notifierProxy({ url: env.NOTIFIER_URL, jwtSecret: env.JWT_SECRET, logger })
+      : undefined,
+    relaynode: new RelaynodeAdmin(mqtt, env.RELAYNODE_ID, env.RELAYNODE_REQUEST_TIMEOUT_SECONDS * 1000),
+    health: async () => ({
+      broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
+      database: (await database.ping()) ? 'connected' : 'disconnected',
+      gpio: gpio.mode,
+      warnings: inputWarnings,
+      pending_database_writes: svc.controller.pendingWrites,
+    }),
+  });
+  metrics.register(app.metrics.registry, svc, heartbeat, clock);
+  const server = await serveApp(app, { port: listenPort(env), host: env.HOST });
+  logger.info({ url: server.url }, 'controller listening');
+
+  return {
+    url: server.url,
+    async close() {
+      await server.close();
+      heartbeat.stop();
+      ha?.close();
+      await svc.close();
+      await bus?.close();
+      await database.close();
+    },
+  };
+}
