@@ -44,6 +44,8 @@ export class FakeChip {
   readonly lines: FakeLine[];
   /** Every argv run, for tests that care how the tools were called. */
   readonly calls: { tool: GpiodTool; args: string[] }[] = [];
+  /** Every level change on an output line, in order: what a logic analyser on the header would see. */
+  readonly outputs: { offset: number; level: number }[] = [];
 
   constructor(opts: FakeChipOptions = {}) {
     this.name = opts.name ?? 'gpiochip0';
@@ -118,6 +120,7 @@ export class FakeChip {
   private changed(offset: number, before: number): void {
     const after = this.level(offset);
     if (after === before) return;
+    if (this.line(offset).direction === 'output') this.outputs.push({ offset, level: after });
     for (const w of this.line(offset).watchers) w(after);
   }
 

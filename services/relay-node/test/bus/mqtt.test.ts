@@ -1,7 +1,15 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker } from '../peers.js';
-import { startTestNode } from '../service-helpers.js';
+import { IO_BACKENDS, startTestNode } from '../service-helpers.js';
+
+async function until(check: () => boolean, ms = 2_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 type State = {
   updated_at: number;
@@ -12,7 +20,7 @@ type State = {
   physical_safety_engaged: boolean;
 };
 
-describe('heartbeat lease over MQTT through a real broker', () => {
+describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s GPIO', (backend) => {
   let broker: Awaited<ReturnType<typeof startTestBroker>>;
   let n: Awaited<ReturnType<typeof startTestNode>>;
   let client: mqtt.MqttClient;
@@ -52,6 +60,7 @@ describe('heartbeat lease over MQTT through a real broker', () => {
   beforeAll(async () => {
     broker = await startTestBroker();
     n = await startTestNode({
+      backend,
       config: { mqtt: { url: broker.url, username: undefined, password: undefined, prefix: 'outpost' } },
     });
     await n.bus!.waitConnected(5_000);
@@ -74,7 +83,7 @@ describe('heartbeat lease over MQTT through a real broker', () => {
   it('a fresh armed ON turns the relay on; the retained state says so', async () => {
     const s = await send(desired(1, true));
     expect(s).toMatchObject({ relay_on: true, armed: true, applied_seq: 1, failsafe_triggered: false });
-    expect(n.io.level('GPIO16')).toBe(1);
+    expect(await n.pins.level('GPIO16')).toBe(1);
     // a late subscriber gets the retained state
     const late = await mqtt.connectAsync(broker.url);
     const retained = await new Promise<State>((resolve) => {
@@ -88,19 +97,19 @@ describe('heartbeat lease over MQTT through a real broker', () => {
   it('OFF is always obeyed, even with an old seq', async () => {
     const s = await send(desired(0, false));
     expect(s).toMatchObject({ relay_on: false, applied_seq: 1 });
-    expect(n.io.level('GPIO16')).toBe(0);
+    expect(await n.pins.level('GPIO16')).toBe(0);
   });
 
   it('an ON delayed past its expiry is never executed', async () => {
     const s = await send(desired(2, true, { age: 31_000 }));
     expect(s).toMatchObject({ relay_on: false, applied_seq: 1 });
-    expect(n.io.level('GPIO16')).toBe(0);
-    expect(n.io.writes.filter((w) => w.pin === 16).at(-1)?.value).toBe(0);
+    expect(await n.pins.level('GPIO16')).toBe(0);
+    expect(n.pins.writes('GPIO16').at(-1)).toBe(0);
   });
 
   it('an old or repeated seq is never executed', async () => {
     expect(await send(desired(1, true))).toMatchObject({ relay_on: false, applied_seq: 1 });
-    expect(n.io.level('GPIO16')).toBe(0);
+    expect(await n.pins.level('GPIO16')).toBe(0);
     expect(await send(desired(3, true))).toMatchObject({ relay_on: true, applied_seq: 3 });
     await send(desired(4, false));
   });
@@ -109,22 +118,25 @@ describe('heartbeat lease over MQTT through a real broker', () => {
     await client.publishAsync('outpost/relaynode/main/desired', '{"relay_on": true}', { qos: 1 });
     await client.publishAsync('outpost/relaynode/main/desired', 'not json', { qos: 1 });
     expect(await send(desired(5, false))).toMatchObject({ relay_on: false, applied_seq: 5 });
-    expect(n.io.writes.filter((w) => w.pin === 16 && w.value === 1)).toHaveLength(2); // seq 1 and seq 3 only
+    expect(n.pins.writes('GPIO16').filter((v) => v === 1)).toHaveLength(2); // seq 1 and seq 3 only
   });
 
   it('EPO: physical_safety_engaged is published (retained) at once, with the relay dropped', async () => {
     await send(desired(6, true));
-    expect(n.io.level('GPIO16')).toBe(1);
+    expect(await n.pins.level('GPIO16')).toBe(1);
     const t0 = Date.now();
     const before = states.length;
-    await n.api('POST', '/api/dev/epo', { engaged: true });
-    const until = Date.now() + 2_000;
+    n.pins.epo(true);
     const engaged = () => states.slice(before).find((x) => x.physical_safety_engaged);
-    while (!engaged() && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    await until(() => engaged() !== undefined);
     const s = engaged();
     expect(s).toMatchObject({ physical_safety_engaged: true, relay_on: false });
-    console.log(`EPO press to retained state: ${Date.now() - t0} ms (includes the 2-read debounce)`);
-    await n.api('POST', '/api/dev/epo', { engaged: false });
+    expect(await n.pins.level('GPIO16')).toBe(0);
+    console.log(
+      `EPO press to retained state (${backend}): ${Date.now() - t0} ms (includes the 2-read debounce)`,
+    );
+    n.pins.epo(false);
+    await until(() => !n.node.isEpoEngaged);
     await send(desired(7, false));
   });
 
