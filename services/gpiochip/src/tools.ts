@@ -1,5 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 /**
@@ -31,9 +33,30 @@ export interface ToolRunner {
 /** Exit status the tools never use themselves: the program is not installed. */
 export const TOOL_MISSING = 127;
 
+const SETPRIV = (process.env.PATH ?? '')
+  .split(delimiter)
+  .map((dir) => join(dir, 'setpriv'))
+  .find((path) => existsSync(path));
+
+/**
+ * Starts a helper that dies with this process. A gpioset outliving a killed relay node (OOM, SIGKILL)
+ * would hold the relay ON with nobody left to fail safe, and an orphaned gpiomon would keep the EPO line
+ * busy so the restarted node could not request it. util-linux's setpriv asks the kernel to kill the helper
+ * when its parent goes; without setpriv the helper is started plainly.
+ */
+export function spawnTiedToParent(
+  program: string,
+  args: string[],
+): ChildProcessByStdio<null, Readable, Readable> {
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  return SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', program, ...args], { stdio })
+    : spawn(program, args, { stdio });
+}
+
 export const systemTools: ToolRunner = {
   spawn(tool, args) {
-    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTiedToParent(tool, args);
     // A missing program surfaces as 'error' with no 'exit'; callers wait for 'exit' only.
     child.once('error', (err: NodeJS.ErrnoException) => {
       child.stderr.emit(
@@ -79,5 +102,5 @@ export function runTool(runner: ToolRunner, tool: GpiodTool, args: string[]): Pr
 /** The tool's own last complaint, without its program-name prefix, for one-line errors. */
 export function toolComplaint(stderr: string): string {
   const last = stderr.trim().split('\n').at(-1) ?? '';
-  return last.replace(/^\S*gpio\w+: /, '') || 'no message';
+  return last.replace(/^\S*(gpio\w+|setpriv): /, '') || 'no message';
 }
