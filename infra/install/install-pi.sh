@@ -115,7 +115,8 @@ if [ "$SYSTEM" = 1 ]; then
   say "packages"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  apt-get install -y -q ca-certificates iputils-ping
+  # gpiod: the libgpiod tools GPIO_MODE=auto drives the header with on a Pi (no root, Pi 5 included).
+  apt-get install -y -q ca-certificates iputils-ping gpiod
   if ! node_ok; then
     set -- $(apt_node_version) 0 0
     if [ "$1" -gt 20 ] || { [ "$1" = 20 ] && [ "$2" -ge 19 ]; }; then

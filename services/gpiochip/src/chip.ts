@@ -45,10 +45,18 @@ export async function findHeaderChip(runner: ToolRunner, devDir = '/dev'): Promi
       `GPIO_MODE=gpiochip: no ${devDir}/gpiochip* on this machine (not a Raspberry Pi, or the kernel has no GPIO character device); set GPIO_MODE=mock to run without GPIO`,
     );
   }
-  const r = await runTool(runner, 'gpiodetect', []);
-  if (r.code === TOOL_MISSING) {
+  const version = await runTool(runner, 'gpiodetect', ['--version']);
+  if (version.code === TOOL_MISSING) {
     throw new GpioUnavailableError('GPIO_MODE=gpiochip needs the libgpiod v2 tools: sudo apt install gpiod');
   }
+  // The v1 tools (Debian 12, Raspberry Pi OS bookworm) take other arguments: say so now, not per line.
+  const found = /\bv(\d+)\.(\d+)(?:\.\d+)?/.exec(version.stdout);
+  if (found && Number(found[1]) < 2) {
+    throw new GpioUnavailableError(
+      `GPIO_MODE=gpiochip needs the libgpiod v2 tools (Debian 13, Raspberry Pi OS trixie); this system has ${found[0]}: upgrade the OS, or set GPIO_MODE=raspi`,
+    );
+  }
+  const r = await runTool(runner, 'gpiodetect', []);
   const chips = parseDetect(r.stdout);
   for (const label of HEADER_LABELS) {
     const chip = chips.find((c) => c.label === label);

@@ -44,6 +44,16 @@ describe('GPIO character device plugin (libgpiod v2 tools over a fake chip)', ()
     expect((err as Error).message).not.toContain('\n');
   });
 
+  it('the v1 tools of Debian 12 / Pi OS bookworm stop the start with one line saying what to do', async () => {
+    const chip = new FakeChip({ toolsVersion: '1.6.3' });
+    const err = await open(chip, 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GpioUnavailableError);
+    expect((err as Error).message).toBe(
+      'GPIO_MODE=gpiochip needs the libgpiod v2 tools (Debian 13, Raspberry Pi OS trixie); this system has v1.6.3: upgrade the OS, or set GPIO_MODE=raspi',
+    );
+    expect(chip.calls.filter((c) => c.tool !== 'gpiodetect')).toEqual([]);
+  });
+
   it('a user outside the gpio group is told so', async () => {
     const chip = new FakeChip({ unreadable: true });
     await expect(open(chip, 'x')).rejects.toThrow(/gpio group/);

@@ -34,6 +34,8 @@ export interface FakeChipOptions {
   unreadable?: boolean;
   /** Other chips gpiodetect lists before this one (a Pi 5's RP1 is not always gpiochip0). */
   others?: { name: string; label: string; lines: number }[];
+  /** What `--version` prints: Debian 12 and Raspberry Pi OS bookworm ship the v1 tools. */
+  toolsVersion?: string;
 }
 
 export class FakeChip {
@@ -41,6 +43,7 @@ export class FakeChip {
   readonly label: string;
   readonly unreadable: boolean;
   readonly others: { name: string; label: string; lines: number }[];
+  readonly toolsVersion: string;
   readonly lines: FakeLine[];
   /** Every argv run, for tests that care how the tools were called. */
   readonly calls: { tool: GpiodTool; args: string[] }[] = [];
@@ -52,6 +55,7 @@ export class FakeChip {
     this.label = opts.label ?? 'pinctrl-bcm2835';
     this.unreadable = opts.unreadable ?? false;
     this.others = opts.others ?? [];
+    this.toolsVersion = opts.toolsVersion ?? '2.2.1';
     this.lines = Array.from({ length: opts.lines ?? 54 }, (_, i) => ({
       name: `GPIO${i}`,
       consumer: null,
@@ -133,6 +137,14 @@ export class FakeChip {
   private spawn(tool: GpiodTool, args: string[]): ToolProcess {
     this.calls.push({ tool, args });
     const p = new FakeProcess();
+    if (args.includes('--version')) {
+      p.finish(
+        0,
+        '',
+        `${tool} (libgpiod) v${this.toolsVersion}\nCopyright (C) 2017-2023 Bartosz Golaszewski\n`,
+      );
+      return p;
+    }
     const opts = parseArgs(args);
     const fail = (msg: string) => p.finish(1, `${tool}: ${msg}\n`);
     if (tool === 'gpiodetect') {
