@@ -102,9 +102,43 @@ export function assertPgliteIdle(dataDir: string, dirs: string[]): void {
   }
 }
 
-/** Runs a PostgreSQL client tool; its stderr becomes the error, with the password never echoed. */
-export function runPg(cmd: string, args: string[]): string {
-  const res = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+/**
+ * libpq's environment for a connection URL: a command line is readable by every user of the machine
+ * (`ps`), the environment only by the process's owner.
+ */
+export function pgEnv(databaseUrl: string): Record<string, string> {
+  const u = new URL(databaseUrl);
+  const env: Record<string, string> = {};
+  if (u.hostname) env.PGHOST = decodeURIComponent(u.hostname.replace(/^\[|\]$/g, ''));
+  if (u.port) env.PGPORT = u.port;
+  if (u.username) env.PGUSER = decodeURIComponent(u.username);
+  if (u.password) env.PGPASSWORD = decodeURIComponent(u.password);
+  const db = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  if (db) env.PGDATABASE = db;
+  const fromQuery: Record<string, string> = {
+    host: 'PGHOST',
+    port: 'PGPORT',
+    sslmode: 'PGSSLMODE',
+    sslrootcert: 'PGSSLROOTCERT',
+    sslcert: 'PGSSLCERT',
+    sslkey: 'PGSSLKEY',
+    application_name: 'PGAPPNAME',
+    connect_timeout: 'PGCONNECT_TIMEOUT',
+  };
+  for (const [key, value] of u.searchParams) {
+    const name = fromQuery[key];
+    if (name) env[name] = value;
+  }
+  return env;
+}
+
+/** Runs a PostgreSQL client tool on a database; its stderr becomes the error. */
+export function runPg(cmd: string, args: string[], databaseUrl: string): string {
+  const res = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, ...pgEnv(databaseUrl) },
+  });
   if (res.error) {
     const missing = (res.error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new BackupError(
@@ -120,15 +154,18 @@ export function runPg(cmd: string, args: string[]): string {
 
 export function existingSchemas(databaseUrl: string): string[] {
   const list = OUTPOST_SCHEMAS.map((s) => `'${s}'`).join(',');
-  const out = runPg('psql', [
-    '-X',
-    '-At',
-    '-v',
-    'ON_ERROR_STOP=1',
+  const out = runPg(
+    'psql',
+    [
+      '-X',
+      '-At',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      `select nspname from pg_namespace where nspname in (${list}) order by 1`,
+    ],
     databaseUrl,
-    '-c',
-    `select nspname from pg_namespace where nspname in (${list}) order by 1`,
-  ]);
+  );
   return out.split('\n').filter(Boolean);
 }
 
@@ -168,7 +205,7 @@ export async function backup(opts: BackupOptions): Promise<{ file: string; manif
       const dumpFile = join(staging, DUMP_FILE);
       writeFileSync(dumpFile, '', { mode: 0o600 });
       if (schemas.length > 0)
-        runPg('pg_dump', [...args, '-f', dumpFile, ...schemas.flatMap((s) => ['-n', s]), opts.databaseUrl!]);
+        runPg('pg_dump', [...args, '-f', dumpFile, ...schemas.flatMap((s) => ['-n', s])], opts.databaseUrl!);
     }
 
     const entries = readdirSync(dataDir).filter(

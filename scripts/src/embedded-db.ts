@@ -243,6 +243,8 @@ export interface EmbeddedDatabase extends Child {
   port: number;
   /** The DATABASE_URL a service logs in with: its own role, the shared database. */
   urlFor(role: (typeof DATABASE_ROLES)[number]): string;
+  /** The superuser on the shared database, for the launcher's own one-off work (an upgrade's copy). */
+  adminUrl: string;
 }
 
 interface RunningServer {
@@ -336,6 +338,7 @@ export async function startEmbeddedDatabase(opts: {
     port: opts.port,
     urlFor: (role) =>
       `postgres://${role}:${encodeURIComponent(creds.roles[role]!)}@127.0.0.1:${opts.port}/${DATABASE_NAME}`,
+    adminUrl: `postgres://postgres:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/${DATABASE_NAME}`,
   };
 }
 
@@ -390,9 +393,4 @@ function freeLoopbackPort(): Promise<number> {
 function worthShowing(line: string): boolean {
   if (!/\b(WARNING|ERROR|FATAL|PANIC):/.test(line)) return false;
   return !/the database system is (starting up|shutting down)/.test(line);
-}
-
-/** A DATA_DIR whose services kept their data in PGlite, before the embedded server. */
-export function pgliteLeftovers(dataDir: string): string[] {
-  return DATABASE_ROLES.map((role) => join(dataDir, role)).filter((d) => existsSync(join(d, 'PG_VERSION')));
 }

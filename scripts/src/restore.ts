@@ -102,18 +102,21 @@ export async function restore(opts: RestoreOptions): Promise<RestoreResult> {
       // One transaction: a restore that fails half-way leaves the database as it was. The schemas are
       // emptied first so tables a newer migration added do not survive next to the restored ones.
       const drop = manifest.schemas.map((s) => `DROP SCHEMA IF EXISTS "${s}" CASCADE;`).join(' ');
-      runPg('psql', [
-        '-X',
-        '-q',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '--single-transaction',
-        '-c',
-        drop,
-        '-f',
-        join(staging, DUMP_FILE),
+      runPg(
+        'psql',
+        [
+          '-X',
+          '-q',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '--single-transaction',
+          '-c',
+          drop,
+          '-f',
+          join(staging, DUMP_FILE),
+        ],
         opts.databaseUrl!,
-      ]);
+      );
     }
     for (const entry of manifest.data_entries) {
       const target = join(dataDir, entry);

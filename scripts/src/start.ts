@@ -36,6 +36,44 @@ const Env = z.object({
   START_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
 });
 
+/**
+ * An earlier version's PGlite folders are copied into the embedded server before any service starts, so
+ * the run history is there when the controller first reads it. A failed copy stops the start in one line
+ * and leaves the folders as they were.
+ */
+async function upgradeFromPglite(
+  dataDir: string,
+  db: import('./embedded-db.js').EmbeddedDatabase,
+  shutdown: (code: number) => Promise<void>,
+): Promise<void> {
+  const { migratePglite, pgliteFolders } = await import('./migrate-pglite.js');
+  const roles = pgliteFolders(dataDir);
+  if (roles.length === 0) return;
+  const say = (line: string) => process.stdout.write(`${'postgres'.padEnd(10)}│ ${line}\n`);
+  say(
+    `moving ${roles.map((r) => `DATA_DIR/${r}`).join(' and ')} (PGlite, an earlier version) into PostgreSQL`,
+  );
+  try {
+    for (const m of await migratePglite({
+      dataDir,
+      roles,
+      roleUrl: (role) => db.urlFor(role),
+      adminUrl: db.adminUrl,
+      migrationsFolder: (role) => join(root, 'services', role, 'drizzle'),
+    })) {
+      const rows = Object.values(m.tables).reduce((a, b) => a + b, 0);
+      say(
+        `${m.role}: ${rows} rows in ${Object.keys(m.tables).length} tables copied; the old folder is kept as ${m.keptAt}`,
+      );
+    }
+  } catch (err) {
+    process.stderr.write(
+      `outpost: the PGlite data of an earlier version could not be moved into PostgreSQL (${(err as Error).message}); DATA_DIR/${roles.join(' and DATA_DIR/')} left as they were\n`,
+    );
+    await shutdown(1);
+  }
+}
+
 function fail(message: string): never {
   process.stderr.write(`outpost: ${message}\n`);
   process.exit(1);
@@ -174,14 +212,7 @@ async function main(): Promise<void> {
   const usesDatabase = selected.some((s) => s.name === 'controller' || s.name === 'notifier');
   if (usesDatabase && !process.env.DATABASE_URL) {
     // Loaded only when used: a relay-node-only Pi never pays for the PostgreSQL client in the launcher.
-    const { DatabaseError, pgliteLeftovers, startEmbeddedDatabase } = await import('./embedded-db.js');
-    const old = pgliteLeftovers(dataDir);
-    if (old.length) {
-      fail(
-        `${old.join(' and ')} hold${old.length > 1 ? '' : 's'} data of an earlier version (PGlite), which this version no longer reads: ` +
-          'back it up and move it away to start with the embedded PostgreSQL, or keep running the earlier version',
-      );
-    }
+    const { DatabaseError, startEmbeddedDatabase } = await import('./embedded-db.js');
     const port = await choosePort(process.env.POSTGRES_PORT, 54320, '127.0.0.1', taken);
     try {
       const db = await startEmbeddedDatabase({
@@ -192,6 +223,7 @@ async function main(): Promise<void> {
         log: (line) => process.stdout.write(`${'postgres'.padEnd(10)}│ ${line}\n`),
       });
       children.push(db);
+      await upgradeFromPglite(dataDir, db, shutdown);
       databaseUrls.controller = db.urlFor('controller');
       databaseUrls.notifier = db.urlFor('notifier');
       lines.push(

@@ -222,6 +222,48 @@ describe('backup and restore with PostgreSQL', () => {
     expect(psql(dbUrl(source), 'select count(*) from other.unrelated').stdout).toBe('0\n');
   });
 
+  it('keeps the database password off the command line of pg_dump and psql', {
+    timeout: 60_000,
+  }, async (ctx) => {
+    if (!ready) {
+      if (CI) throw new Error(`PostgreSQL with pg_dump/psql not reachable at ${DB_URL}`);
+      ctx.skip('PostgreSQL not reachable');
+    }
+    // The real tools run; a wrapper ahead of them on PATH writes down what `ps` would have shown.
+    const work = tempDir();
+    const bin = join(work, 'bin');
+    const seen = join(work, 'seen.log');
+    mkdirSync(bin);
+    for (const tool of ['pg_dump', 'psql']) {
+      const real = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(
+        join(bin, tool),
+        `#!/bin/sh\necho "${tool} $* | PGPASSWORD=$PGPASSWORD" >> ${JSON.stringify(seen)}\nexec ${real} "$@"\n`,
+        { mode: 0o755 },
+      );
+    }
+    const url = new URL(dbUrl(source));
+    url.password = 'not-on-the-command-line';
+    const dataDir = join(work, 'data');
+    seedDataDir(dataDir);
+    const file = join(work, 'site.tar.gz');
+    const made = cli(
+      'backup',
+      ['--out', file],
+      { DATA_DIR: dataDir, DATABASE_URL: url.toString(), PATH: `${bin}:${process.env.PATH}` },
+      work,
+    );
+    expect(made.stderr).toBe('');
+    const calls = readFileSync(seen, 'utf8').trim().split('\n');
+    expect(calls.map((c) => c.split(' ')[0])).toEqual(['psql', 'pg_dump']);
+    for (const call of calls) {
+      const [argv, env] = call.split(' | ');
+      expect(argv).not.toContain('not-on-the-command-line');
+      expect(argv).not.toContain('postgres://');
+      expect(env).toBe('PGPASSWORD=not-on-the-command-line');
+    }
+  });
+
   it('will not restore a PostgreSQL backup without DATABASE_URL', { timeout: 30_000 }, async (ctx) => {
     if (!ready) {
       if (CI) throw new Error(`PostgreSQL with pg_dump/psql not reachable at ${DB_URL}`);

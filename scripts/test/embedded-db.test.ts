@@ -1,15 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import pg from 'pg';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +9,6 @@ import {
   freePort,
   type Launched,
   launch,
-  launcherScript,
   root,
   signalGroup,
   until,
@@ -205,23 +195,5 @@ describe('embedded PostgreSQL under the launcher', () => {
       server.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-  });
-
-  it('refuses in one line a DATA_DIR holding PGlite data of an earlier version, changing nothing', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-pglite-'));
-    dirs.push(dataDir);
-    mkdirSync(join(dataDir, 'controller'));
-    writeFileSync(join(dataDir, 'controller', 'PG_VERSION'), '17\n');
-    chmodSync(dataDir, 0o700);
-    const res = spawnSync(process.execPath, [launcherScript, 'controller'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(res.status).toBe(1);
-    const lines = res.stderr.trim().split('\n');
-    expect(lines, res.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/controller holds data of an earlier version \(PGlite\)/);
-    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
   });
 });
