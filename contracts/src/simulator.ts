@@ -122,7 +122,10 @@ export const Airport = z.object({
   name: z.string(),
   lat: z.number(),
   lon: z.number(),
+  /** Feet MSL; 0 when the elevation is not known (see elevation_known). */
   elevation_ft: z.number().int(),
+  /** False for the airports whose source record has no elevation: selecting one starts at 0 ft. */
+  elevation_known: z.boolean(),
 });
 export type Airport = z.infer<typeof Airport>;
 
@@ -137,6 +140,43 @@ export const ReceiverJson = z
     timestamp: z.union([z.number(), z.string().max(64)]).optional(),
   })
   .loose();
+
+/**
+ * What one NMEA sentence (GGA, RMC, VTG or GLL) received by a receiver carries, after decoding: each
+ * sentence fills only some fields, so all are optional. Same bounds as ReceiverJson.
+ */
+export const NmeaFixFields = z
+  .object({
+    lat: Latitude,
+    lon: Longitude,
+    altitude_ft: z.number().min(-1500).max(100000),
+    speed_kts: z.number().min(0).max(5000),
+    /** Track over ground, degrees true. */
+    heading: z.number().min(0).max(360),
+  })
+  .partial()
+  .strict();
+export type NmeaFixFields = z.infer<typeof NmeaFixFields>;
+
+/** POST /api/config/rates: the ramp rates, live while running. */
+export const RampRates = z
+  .object({
+    altitude_rate_ft_per_2sec: z.number().min(0.001).max(1_000_000),
+    airspeed_rate_kts_per_sec: z.number().min(0.001).max(10_000),
+    heading_rate_deg_per_sec: z.number().min(0.001).max(360),
+  })
+  .partial()
+  .strict();
+export type RampRates = z.infer<typeof RampRates>;
+
+/**
+ * A 422 answer of the simulator: `detail` joins the messages with "; ", `messages` lists them one by
+ * one (the start checks' messages, or one per bad field).
+ */
+export const ValidationErrorBody = z.object({ detail: z.string(), messages: z.array(z.string()) });
+
+/** A 409 answer: why the request cannot be done now; `banner` when a server error at start caused it. */
+export const ConflictBody = z.object({ detail: z.string(), banner: z.string().optional() });
 
 /** MQTT `simulator/<id>/position`, 1 Hz, flat JSON with units in key names. */
 export const SimulatorPosition = z.object({
@@ -161,7 +201,8 @@ export const SimulatorHeartbeat = z.object({
   lon: Longitude.nullable().optional(),
   altitude_ft: z.number().nullable().optional(),
   last_input_age_seconds: z.number().nonnegative().nullable().optional(),
-  simulator_ip: z.string().max(64).nullable().optional(),
+  /** SIMULATOR_IP: an address or a host name. */
+  simulator_ip: z.string().max(253).nullable().optional(),
   timestamp_ms: UnixMillis,
 });
 export type SimulatorHeartbeat = z.infer<typeof SimulatorHeartbeat>;

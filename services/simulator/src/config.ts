@@ -51,7 +51,8 @@ export const simulatorEnvSchema = z.object({
   AUTO_START_TARGET_IP: z.union([ipv4, z.literal('')]).default(''),
   AUTO_START_TARGET_PORT: envPort(12000),
   AUTO_START_AIRPORT: z.string().max(8).default(''),
-  SIMULATOR_IP: z.string().max(64).default(''),
+  /** An IP address or a host name (resolved on each ping); checked by parseSimulatorIp. */
+  SIMULATOR_IP: z.string().max(253).default(''),
   SERIAL_BAUDRATE: z.coerce
     .number()
     .int()
@@ -76,7 +77,7 @@ export type SimulatorEnv = z.infer<typeof simulatorEnvSchema>;
 export interface SimulatorConfig extends SimulatorEnv {
   /** The HTTP port actually used: SIMULATOR_PORT, else PORT, else 8080. */
   httpPort: number;
-  /** True when PASSWORD was not set and one was generated for this run. */
+  /** True when PASSWORD was not set (the password is the one kept under DATA_DIR). */
   passwordGenerated: boolean;
   password: string;
 }
@@ -84,10 +85,10 @@ export interface SimulatorConfig extends SimulatorEnv {
 /** Parses the environment; throws ConfigError naming the first bad variable. */
 export function parseSimulatorConfig(
   env: NodeJS.ProcessEnv,
-  generatePassword: () => string,
+  generatePassword: (parsed: SimulatorEnv) => string,
 ): SimulatorConfig {
   const parsed = parseConfig(simulatorEnvSchema, env);
-  const password = parsed.PASSWORD ?? generatePassword();
+  const password = parsed.PASSWORD ?? generatePassword(parsed);
   return {
     ...parsed,
     httpPort: parsed.SIMULATOR_PORT ?? parsed.PORT,

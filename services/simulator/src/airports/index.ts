@@ -14,7 +14,10 @@ export interface Airport {
   readonly name: string;
   readonly lat: number;
   readonly lon: number;
+  /** Feet MSL; 0 when unknown. */
   readonly elevation_ft: number;
+  /** False for the airports whose source record has no elevation (mostly small fields). */
+  readonly elevation_known: boolean;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -31,6 +34,7 @@ function load(): Airport[] {
         lat: Number(f[2]),
         lon: Number(f[3]),
         elevation_ft: Math.round(Number(f[4])) || 0,
+        elevation_known: f[4] !== '',
       }),
     );
   }

@@ -3,17 +3,9 @@ import type { SimulatorConfig } from '../config.js';
 import { expandTargets, START_MESSAGES } from '../domain/start-validation.js';
 import type { SimulatorService } from './simulator-service.js';
 
-/** AUTO_START_* describes something that can never start; the process exits with this message. */
-export class AutoStartConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AutoStartConfigError';
-  }
-}
-
 /** Which variable answers each start message when the choice comes from the environment. */
 const HINTS: Record<string, string> = {
-  [START_MESSAGES.airport]: 'set AUTO_START_AIRPORT',
+  [START_MESSAGES.airport]: 'set AUTO_START_AIRPORT, or DEFAULT_LAT and DEFAULT_LON',
   [START_MESSAGES.standaloneOutput]: 'set AUTO_START_USB_ENABLED or AUTO_START_EFB_ENABLED',
   [START_MESSAGES.usbDevice]: 'set AUTO_START_USB_DEVICE',
   [START_MESSAGES.rebroadcastUsbDevice]: 'set AUTO_START_USB_DEVICE',
@@ -47,30 +39,39 @@ type AutoStartEnv = Pick<
   | 'SERIAL_BAUDRATE'
 >;
 
+/** What applyAutoStart found: nothing to do, ready to start, or the one line that says why not. */
+export type AutoStartPlan =
+  | { mode: null }
+  | { mode: string; ready: true }
+  | { mode: string; ready: false; reason: string };
+
 /**
  * Turns AUTO_START_* into the same settings a user would click, then checks them with the same start
- * validation. Throws AutoStartConfigError naming what is missing; does not open anything.
+ * validation. Without AUTO_START_AIRPORT, a stand-alone or sender run starts at DEFAULT_LAT/DEFAULT_LON.
+ * A missing or invalid value is reported, never thrown: the service stays up, stopped, and says why.
+ * Opens nothing.
  */
-export function applyAutoStart(env: AutoStartEnv, service: SimulatorService): boolean {
+export async function applyAutoStart(env: AutoStartEnv, service: SimulatorService): Promise<AutoStartPlan> {
   const mode = env.AUTO_START_MODE;
-  if (!mode) return false;
+  if (!mode) return { mode: null };
   const prefix = `AUTO_START_MODE=${mode} cannot start`;
+  const refuse = (why: string): AutoStartPlan => ({ mode, ready: false, reason: `${prefix}: ${why}` });
   const ips = env.AUTO_START_EFB_TARGET_IPS.split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const bad = ips.filter((ip) => expandTargets([ip]).length === 0);
-  if (bad.length > 0)
-    throw new AutoStartConfigError(
-      `${prefix}: AUTO_START_EFB_TARGET_IPS has invalid entries: ${bad.join(', ')}`,
-    );
-  if (env.AUTO_START_USB_DEVICE !== '' && !simulator.SerialDevicePath.safeParse(env.AUTO_START_USB_DEVICE).success) {
-    throw new AutoStartConfigError(`${prefix}: AUTO_START_USB_DEVICE must be a /dev/ path`);
+  if (bad.length > 0) return refuse(`AUTO_START_EFB_TARGET_IPS has invalid entries: ${bad.join(', ')}`);
+  if (
+    env.AUTO_START_USB_DEVICE !== '' &&
+    !simulator.SerialDevicePath.safeParse(env.AUTO_START_USB_DEVICE).success
+  ) {
+    return refuse('AUTO_START_USB_DEVICE must be a /dev/ path');
   }
 
-  service.setModes({ [mode]: true, usb_output: env.AUTO_START_USB_ENABLED });
-  service.setSerial({ baudrate: env.SERIAL_BAUDRATE });
-  if (env.AUTO_START_USB_DEVICE !== '') service.setSerial({ device: env.AUTO_START_USB_DEVICE });
-  service.setNetwork({
+  await service.setModes({ [mode]: true, usb_output: env.AUTO_START_USB_ENABLED });
+  await service.setSerial({ baudrate: env.SERIAL_BAUDRATE });
+  if (env.AUTO_START_USB_DEVICE !== '') await service.setSerial({ device: env.AUTO_START_USB_DEVICE });
+  await service.setNetwork({
     protocol: env.AUTO_START_PROTOCOL,
     listen_port: env.AUTO_START_LISTEN_PORT,
     target_ip: env.AUTO_START_TARGET_IP,
@@ -89,12 +90,13 @@ export function applyAutoStart(env: AutoStartEnv, service: SimulatorService): bo
     try {
       service.setPosition({ airport_icao: env.AUTO_START_AIRPORT });
     } catch {
-      throw new AutoStartConfigError(
-        `${prefix}: AUTO_START_AIRPORT ${env.AUTO_START_AIRPORT} is not in the airport database`,
-      );
+      return refuse(`AUTO_START_AIRPORT ${env.AUTO_START_AIRPORT} is not in the airport database`);
     }
+  } else {
+    // The spec's start position: the engine already stands at DEFAULT_LAT/DEFAULT_LON/DEFAULT_ALT_FT.
+    service.useConfiguredStartPosition();
   }
   const messages = service.validationMessages().map((m) => (HINTS[m] ? `${m} (${HINTS[m]})` : m));
-  if (messages.length > 0) throw new AutoStartConfigError(`${prefix}: ${messages.join('; ')}`);
-  return true;
+  if (messages.length > 0) return refuse(messages.join('; '));
+  return { mode, ready: true };
 }

@@ -4,6 +4,11 @@ export class ReceiverStats {
   messagesAccepted = 0;
   json = 0;
   cygnus = 0;
+  nmea = 0;
+  /** Well-formed NMEA sentences that carry no position (GSV, ZDA, a void RMC): neither good nor bad. */
+  nmeaWithoutFix = 0;
+  /** NMEA sentences refused because their checksum does not match (also counted in badLines). */
+  checksumErrors = 0;
   badLines = 0;
   oversize = 0;
   lastError: string | null = null;
@@ -12,18 +17,25 @@ export class ReceiverStats {
   /** Any UDP datagram on the listen port, good or bad: the heartbeat's receiving_udp. */
   lastUdpMs: number | null = null;
 
-  accepted(format: 'json' | 'cygnus', from: string, nowMs: number): void {
+  accepted(format: 'json' | 'cygnus' | 'nmea', from: string, nowMs: number): void {
     this.messagesReceived++;
     this.messagesAccepted++;
     if (format === 'json') this.json++;
-    else this.cygnus++;
+    else if (format === 'cygnus') this.cygnus++;
+    else this.nmea++;
     this.lastInputMs = nowMs;
     this.lastSource = from;
   }
 
-  rejected(reason: string): void {
+  withoutFix(): void {
+    this.messagesReceived++;
+    this.nmeaWithoutFix++;
+  }
+
+  rejected(reason: string, checksum = false): void {
     this.messagesReceived++;
     this.badLines++;
+    if (checksum) this.checksumErrors++;
     this.lastError = reason;
   }
 
@@ -46,7 +58,10 @@ export class ReceiverStats {
       messages_accepted: this.messagesAccepted,
       json_messages: this.json,
       cygnus_messages: this.cygnus,
+      nmea_messages: this.nmea,
+      nmea_without_fix: this.nmeaWithoutFix,
       bad_lines: this.badLines,
+      checksum_errors: this.checksumErrors,
       oversize_lines: this.oversize,
       last_error: this.lastError,
       last_source: this.lastSource,

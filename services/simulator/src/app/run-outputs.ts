@@ -47,9 +47,42 @@ export function planRun(settings: Settings): RunPlan | null {
   };
 }
 
+/** What each output was opened with; a change of key needs a new socket or device. */
+interface OutputKeys {
+  usb: string | null;
+  listener: string | null;
+  sender: string | null;
+  efb: string | null;
+  retransmit: string | null;
+}
+
+const NO_KEYS: OutputKeys = { usb: null, listener: null, sender: null, efb: null, retransmit: null };
+
+function keysOf(plan: RunPlan, settings: Settings): OutputKeys {
+  const net = settings.network;
+  return {
+    usb: plan.usb && settings.serial.device ? settings.serial.device : null,
+    listener: plan.listen ? `${net.protocol}:${net.listen_port}` : null,
+    // A UDP sender's target is only an address on each datagram; a TCP sender is a connection.
+    sender: plan.sender ? (net.protocol === 'tcp' ? `tcp:${net.target_ip}:${net.port}` : 'udp') : null,
+    efb: plan.efb ? 'udp' : null,
+    retransmit: plan.retransmit ? 'udp' : null,
+  };
+}
+
+type Opened = Partial<{
+  usb: SerialOutput;
+  listener: Listener;
+  sender: TcpSender | UdpSender;
+  efb: EfbOutput;
+  retransmit: UdpSender;
+}>;
+
 /**
- * Everything one run holds open. open() acquires in order and, if any step fails, releases what it
- * already had before rethrowing, so a refused start leaves no port or device behind.
+ * Everything one run holds open. apply() moves from one plan and settings to the next touching only
+ * the outputs whose socket or device must change: it opens the new ones first and, if any fails,
+ * closes what it opened and throws, leaving the run as it was. Targets, names and rates are applied
+ * in place, so the outputs that do not change never miss a second.
  */
 export class RunOutputs {
   serial: SerialOutput | null = null;
@@ -60,23 +93,42 @@ export class RunOutputs {
   listener: Listener | null = null;
   retransmit: UdpSender | null = null;
   retransmitTarget: UdpTarget | null = null;
+  private keys: OutputKeys = NO_KEYS;
 
-  private constructor(readonly plan: RunPlan) {}
+  private constructor(
+    public plan: RunPlan,
+    private readonly env: RunEnvironment,
+  ) {}
 
   static async open(plan: RunPlan, settings: Settings, env: RunEnvironment): Promise<RunOutputs> {
-    const run = new RunOutputs(plan);
+    const run = new RunOutputs(plan, env);
+    await run.apply(plan, settings);
+    return run;
+  }
+
+  /** Which outputs a move to these settings would reopen (for logs and the answer to a change). */
+  changes(plan: RunPlan, settings: Settings): string[] {
+    const next = keysOf(plan, settings);
+    return (Object.keys(next) as Array<keyof OutputKeys>).filter((k) => next[k] !== this.keys[k]);
+  }
+
+  async apply(plan: RunPlan, settings: Settings): Promise<void> {
+    const env = this.env;
     const net = settings.network;
+    const next = keysOf(plan, settings);
+    const changed = (k: keyof OutputKeys) => next[k] !== this.keys[k];
+    const opened: Opened = {};
     try {
-      if (plan.usb && settings.serial.device) {
-        run.serial = await SerialOutput.open({
-          device: settings.serial.device,
+      if (changed('usb') && next.usb !== null) {
+        opened.usb = await SerialOutput.open({
+          device: next.usb,
           baudRate: settings.serial.baudrate,
           clock: env.clock,
           logger: env.logger.child({ component: 'usb' }),
           onStatus: (e) => env.onOutputStatus('usb', e),
         });
       }
-      if (plan.listen) {
+      if (changed('listener') && next.listener !== null) {
         const opts = {
           port: net.listen_port,
           host: env.listenHost,
@@ -84,39 +136,80 @@ export class RunOutputs {
           onMessage: env.onMessage,
           onOversize: env.onOversize,
         };
-        run.listener = net.protocol === 'tcp' ? await listenTcp(opts) : await listenUdp(opts);
+        opened.listener = net.protocol === 'tcp' ? await listenTcp(opts) : await listenUdp(opts);
       }
-      if (plan.sender) {
-        if (net.protocol === 'tcp') {
-          run.tcpSender = await TcpSender.connect({
-            host: net.target_ip,
-            port: net.port,
-            clock: env.clock,
-            logger: env.logger.child({ component: 'sender' }),
-            onStatus: (e) => env.onOutputStatus('sender', e),
-          });
-        } else {
-          run.udpSender = await UdpSender.create({ logger: env.logger.child({ component: 'sender' }) });
-          run.senderTarget = { host: net.target_ip, port: net.port };
-        }
+      if (changed('sender') && next.sender !== null) {
+        opened.sender =
+          net.protocol === 'tcp'
+            ? await TcpSender.connect({
+                host: net.target_ip,
+                port: net.port,
+                clock: env.clock,
+                logger: env.logger.child({ component: 'sender' }),
+                onStatus: (e) => env.onOutputStatus('sender', e),
+              })
+            : await UdpSender.create({ logger: env.logger.child({ component: 'sender' }) });
       }
-      if (plan.efb) {
-        run.efb = await EfbOutput.create({
+      if (changed('efb') && next.efb !== null) {
+        opened.efb = await EfbOutput.create({
           logger: env.logger.child({ component: 'efb' }),
           port: env.efbPort,
-          broadcastAddress: net.efb_broadcast ? net.efb_broadcast_address : null,
-          ips: net.efb_ip_enabled ? expandTargets(net.efb_target_ips) : [],
+          broadcastAddress: null,
+          ips: [],
         });
       }
-      if (plan.retransmit) {
-        run.retransmit = await UdpSender.create({ logger: env.logger.child({ component: 'retransmit' }) });
-        run.retransmitTarget = { host: net.rebroadcast_udp_ip, port: net.rebroadcast_udp_port };
+      if (changed('retransmit') && next.retransmit !== null) {
+        opened.retransmit = await UdpSender.create({ logger: env.logger.child({ component: 'retransmit' }) });
       }
-      return run;
     } catch (err) {
-      await run.close();
+      await Promise.allSettled(Object.values(opened).map((o) => o.close()));
       throw err;
     }
+
+    // Every new socket is open: swap them in, then close what they replace.
+    const closing: Array<Promise<void>> = [];
+    if (changed('usb')) {
+      if (this.serial) closing.push(this.serial.close());
+      this.serial = opened.usb ?? null;
+    }
+    if (changed('listener')) {
+      if (this.listener) closing.push(this.listener.close());
+      this.listener = opened.listener ?? null;
+    }
+    if (changed('sender')) {
+      if (this.tcpSender) closing.push(this.tcpSender.close());
+      if (this.udpSender) closing.push(this.udpSender.close());
+      this.tcpSender = opened.sender instanceof TcpSender ? opened.sender : null;
+      this.udpSender = opened.sender instanceof UdpSender ? opened.sender : null;
+      if (!this.tcpSender) env.onOutputStatus('sender', null);
+    }
+    if (changed('efb')) {
+      if (this.efb) closing.push(this.efb.close());
+      this.efb = opened.efb ?? null;
+    }
+    if (changed('retransmit')) {
+      if (this.retransmit) closing.push(this.retransmit.close());
+      this.retransmit = opened.retransmit ?? null;
+    }
+    if (changed('usb') && !this.serial) env.onOutputStatus('usb', null);
+    this.keys = next;
+    this.plan = plan;
+
+    // What changes in place.
+    if (this.serial && this.serial.baud !== settings.serial.baudrate) {
+      await this.serial.setBaudRate(settings.serial.baudrate).catch((err: Error) => {
+        env.logger.warn({ err: err.message }, 'baud rate change failed');
+      });
+    }
+    this.senderTarget = this.udpSender ? { host: net.target_ip, port: net.port } : null;
+    this.efb?.setTargets(
+      net.efb_broadcast ? net.efb_broadcast_address : null,
+      net.efb_ip_enabled ? expandTargets(net.efb_target_ips) : [],
+    );
+    this.retransmitTarget = this.retransmit
+      ? { host: net.rebroadcast_udp_ip, port: net.rebroadcast_udp_port }
+      : null;
+    await Promise.allSettled(closing);
   }
 
   async close(): Promise<void> {
@@ -135,6 +228,7 @@ export class RunOutputs {
     this.udpSender = null;
     this.efb = null;
     this.retransmit = null;
+    this.keys = NO_KEYS;
   }
 
   /** The sender's payload for one epoch, over the chosen transport. */

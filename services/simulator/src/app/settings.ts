@@ -77,6 +77,16 @@ export function defaultSettings(d: SettingsDefaults): Settings {
   };
 }
 
+/** A deep copy, so a change can be prepared and refused without touching the settings in use. */
+export function cloneSettings(s: Settings): Settings {
+  return {
+    modes: { ...s.modes },
+    network: { ...s.network, efb_target_ips: [...s.network.efb_target_ips] },
+    nmea: { ...s.nmea },
+    serial: { ...s.serial },
+  };
+}
+
 /** The one operating mode that is on, or null. */
 export function activeMode(modes: ModeFlagsFull): OperatingModeName | null {
   return MODE_NAMES.find((m) => modes[m]) ?? null;

@@ -38,8 +38,9 @@ export interface RunningSimulator {
 }
 
 /**
- * Wires the simulator: service, HTTP/WS gateway, optional MQTT telemetry and AUTO_START_*.
- * Throws AutoStartConfigError before listening when AUTO_START_* can never start.
+ * Wires the simulator: service, HTTP/WS gateway, optional MQTT telemetry and AUTO_START_*. An
+ * AUTO_START_* that cannot start is logged once and reported in the status and /health; the
+ * service stays up and stopped, so a supervisor never restarts it in a loop.
  */
 export async function startSimulator(opts: SimulatorAppOptions): Promise<RunningSimulator> {
   const { config, logger } = opts;
@@ -72,7 +73,11 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
     lookupAirport: airports.lookup,
   });
 
-  const autoStart = applyAutoStart(config, service);
+  const autoStart = await applyAutoStart(config, service);
+  if (autoStart.mode !== null && !autoStart.ready) {
+    logger.error(`${autoStart.reason}; staying up and stopped`);
+    service.setAutoStartState({ mode: autoStart.mode, state: 'not started', reason: autoStart.reason });
+  }
 
   const simulatorIp = parseSimulatorIp(config.SIMULATOR_IP);
   let bus: OutpostMqtt | null = null;
@@ -121,6 +126,8 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
         ? createSystemPinger({
             ip: simulatorIp,
             onUnavailable: (reason) => logger.warn({ reason }, 'ping unavailable; sim_reachable stays false'),
+            onUnresolved: (reason) =>
+              logger.warn({ reason }, 'SIMULATOR_IP does not resolve; sim_reachable is false'),
           })
         : undefined,
       status: () => service.heartbeatStatus(),
@@ -171,6 +178,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
     health: () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not configured',
       running: service.running,
+      auto_start: service.autoStartStatus(),
       websocket_clients: gateway.hub.size,
     }),
   });
@@ -190,12 +198,15 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
     if (closed || service.running) return;
     try {
       await service.start();
+      service.setAutoStartState({ mode: config.AUTO_START_MODE ?? '', state: 'running', reason: null });
     } catch (err) {
-      logger.error({ err: (err as Error).message }, 'auto-start failed; retrying');
+      const reason = (err as Error).message;
+      logger.error({ err: reason }, 'auto-start failed; retrying');
+      service.setAutoStartState({ mode: config.AUTO_START_MODE ?? '', state: 'retrying', reason });
       retryTimer = clock.setTimeout(() => void tryAutoStart(), opts.autoStartRetryMs ?? 10_000);
     }
   };
-  if (autoStart) await tryAutoStart();
+  if (autoStart.mode !== null && autoStart.ready) await tryAutoStart();
 
   return {
     url: server.url,

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { simulator } from '@outpost/contracts';
 import type { Clock, Logger } from '@outpost/runtime';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
-import { parseReceiverLine } from '../domain/receiver-parse.js';
+import { parseReceiverLine, splitDatagram } from '../domain/receiver-parse.js';
 import { validateStart } from '../domain/start-validation.js';
 import { startTicker, type Ticker } from '../domain/ticker.js';
 import { StartError } from '../io/start-error.js';
@@ -13,8 +13,8 @@ import { ServiceError } from './service-error.js';
 import {
   activeMode,
   applyModeFlags,
+  cloneSettings,
   defaultSettings,
-  type NetworkSettings,
   type Settings,
   type SettingsDefaults,
 } from './settings.js';
@@ -41,6 +41,14 @@ export interface PositionData extends EngineState {
   timestamp_ms: number;
 }
 
+/** What AUTO_START_* did at boot; shown in the status and /health so a stopped service says why. */
+export interface AutoStartState {
+  mode: string;
+  /** `running`, `retrying` (a server error at start, tried again), `not started` (a value is missing). */
+  state: 'running' | 'retrying' | 'not started';
+  reason: string | null;
+}
+
 export interface SimulatorEvents {
   status: [Record<string, unknown>];
   nmea: [string[]];
@@ -64,6 +72,11 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   private startedAt: number | null = null;
   private wasReceiving = false;
   private badLogAt = 0;
+  /** Set when AUTO_START_* starts without an airport: DEFAULT_LAT/DEFAULT_LON is the start position. */
+  private startPositionGiven = false;
+  private autoStart: AutoStartState | null = null;
+  /** Settings changes run one at a time: a change while running may open sockets. */
+  private changing: Promise<unknown> = Promise.resolve();
   private readonly log: Logger;
 
   constructor(private readonly opts: SimulatorServiceOptions) {
@@ -98,7 +111,9 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       target_altitude_ft: s.target_altitude_ft,
       target_speed_kts: s.target_speed_kts,
       target_heading: s.target_heading,
+      rates: this.ratesView(),
       banner: this.currentBanner(),
+      auto_start: this.autoStartStatus(),
       output_errors: { ...this.outputErrors },
       started_at: this.startedAt === null ? null : new Date(this.startedAt).toISOString(),
       uptime_seconds: this.startedAt === null ? null : Math.floor((now - this.startedAt) / 1000),
@@ -112,37 +127,79 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     };
   }
 
-  setModes(update: simulator.ModeFlags): Record<string, unknown> {
-    this.refuseWhileRunning('the operating mode');
-    const next = applyModeFlags(this.settings.modes, update);
-    if (typeof next === 'string') throw new ServiceError(422, next);
-    this.settings.modes = next;
-    return this.changed({ mode: activeMode(next), modes: { ...next } });
+  /** Mode changes while running move the run to the new mode, keeping the outputs both modes share. */
+  setModes(update: simulator.ModeFlags): Promise<Record<string, unknown>> {
+    return this.change(
+      'the operating mode',
+      (next) => {
+        const modes = applyModeFlags(next.modes, update);
+        if (typeof modes === 'string') throw new ServiceError(422, modes, { messages: [modes] });
+        next.modes = modes;
+      },
+      (next) => ({ mode: activeMode(next.modes), modes: { ...next.modes } }),
+    );
   }
 
-  setNetwork(update: simulator.NetworkConfig): Record<string, unknown> {
-    this.refuseWhileRunning('the network settings');
-    const next: NetworkSettings = { ...this.settings.network };
-    for (const [k, v] of Object.entries(update)) {
-      if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
-    }
-    this.settings.network = next;
-    return this.changed({ network: { ...next } });
+  /**
+   * EFB targets, the EFB name, the sender's UDP target and the retransmit target apply from the next
+   * line; a new listen port, protocol or TCP target reopens only that output.
+   */
+  setNetwork(update: simulator.NetworkConfig): Promise<Record<string, unknown>> {
+    return this.change(
+      'the network settings',
+      (next) => {
+        for (const [k, v] of Object.entries(update)) {
+          if (v !== undefined)
+            (next.network as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
+        }
+      },
+      (next) => ({ network: { ...next.network, efb_target_ips: [...next.network.efb_target_ips] } }),
+    );
   }
 
   /** Sentence selection applies from the next second, even while running. */
-  setNmea(update: simulator.NmeaSelection): Record<string, unknown> {
-    for (const [k, v] of Object.entries(update)) {
-      if (typeof v === 'boolean') (this.settings.nmea as Record<string, boolean>)[k] = v;
-    }
-    return this.changed({ nmea: { ...this.settings.nmea } });
+  setNmea(update: simulator.NmeaSelection): Promise<Record<string, unknown>> {
+    return this.change(
+      'the NMEA sentences',
+      (next) => {
+        for (const [k, v] of Object.entries(update)) {
+          if (typeof v === 'boolean') (next.nmea as Record<string, boolean>)[k] = v;
+        }
+      },
+      (next) => ({ nmea: { ...next.nmea } }),
+    );
   }
 
-  setSerial(update: { device?: string | null; baudrate?: number }): Record<string, unknown> {
-    this.refuseWhileRunning('the serial settings');
-    if (update.device !== undefined) this.settings.serial.device = update.device;
-    if (update.baudrate !== undefined) this.settings.serial.baudrate = update.baudrate;
-    return this.changed({ serial: { ...this.settings.serial } });
+  /** A new device reopens only the USB output; a new baud rate is set on the open port. */
+  setSerial(update: { device?: string | null; baudrate?: number }): Promise<Record<string, unknown>> {
+    return this.change(
+      'the serial settings',
+      (next) => {
+        if (update.device !== undefined) next.serial.device = update.device;
+        if (update.baudrate !== undefined) next.serial.baudrate = update.baudrate;
+      },
+      (next) => ({ serial: { ...next.serial } }),
+    );
+  }
+
+  /** The ramp rates, from the next tick. */
+  setRates(update: simulator.RampRates): Record<string, unknown> {
+    this.engine.setRates({
+      altitudeFtPer2Sec: update.altitude_rate_ft_per_2sec,
+      airspeedKtsPerSec: update.airspeed_rate_kts_per_sec,
+      headingDegPerSec: update.heading_rate_deg_per_sec,
+    });
+    return this.changed({ rates: this.ratesView() });
+  }
+
+  /** AUTO_START_* without an airport: the configured start coordinates count as the chosen position. */
+  useConfiguredStartPosition(): void {
+    this.startPositionGiven = true;
+  }
+
+  setAutoStartState(state: AutoStartState | null): void {
+    this.autoStart = state;
+    this.changed({ auto_start: this.autoStartStatus() });
   }
 
   /** POST /api/position. Airport selection jumps there at the field elevation; other values ramp. */
@@ -155,6 +212,9 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     if (airport) {
       this.airportIcao = airport.icao;
       this.engine.jumpTo({ lat: airport.lat, lon: airport.lon, altitude_ft: airport.elevation_ft });
+      if (airport.elevation_known === false) {
+        this.log.info({ icao: airport.icao }, 'elevation unknown, starting at 0 ft');
+      }
     }
     const { airport_icao: _ignored, ...values } = update;
     this.engine.setTargets(values);
@@ -173,13 +233,13 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   }
 
   /** The start messages of the current settings (empty: Start may proceed). */
-  validationMessages(): string[] {
-    const s = this.settings;
+  validationMessages(settings: Settings = this.settings): string[] {
     return validateStart({
-      modes: s.modes,
+      modes: settings.modes,
       airport_icao: this.airportIcao,
-      serial_device: s.serial.device,
-      network: s.network,
+      position_given: this.startPositionGiven,
+      serial_device: settings.serial.device,
+      network: settings.network,
     });
   }
 
@@ -189,7 +249,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     const messages = this.validationMessages();
     if (messages.length > 0) throw new ServiceError(422, messages.join('; '), { messages });
     const plan = planRun(this.settings);
-    if (!plan) throw new ServiceError(422, 'Select an operating mode');
+    if (!plan)
+      throw new ServiceError(422, 'Select an operating mode', { messages: ['Select an operating mode'] });
     this.starting = true;
     this.banner = null;
     this.stats = new ReceiverStats();
@@ -262,7 +323,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   /** What the 1 Hz heartbeat to the fleet dashboard reports. */
   heartbeatStatus() {
     const s = this.engine.state();
-    const fix = this.run !== null && (this.run.plan.generates || this.stats.lastInputMs !== null);
+    // A receiver's held fix is reported only while its feed is fresh: a dead feed has no position.
+    const fix = this.run !== null && (this.run.plan.generates || this.receivingNow());
     return {
       mode: activeMode(this.settings.modes),
       running: this.running,
@@ -274,12 +336,26 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     };
   }
 
+  private receivingNow(): boolean {
+    const last = this.stats.lastInputMs;
+    return last !== null && this.opts.clock.now() - last <= RECEIVER_STALE_MS;
+  }
+
   private onReceived(text: string, from: string): void {
     const now = this.opts.clock.now();
-    if (this.run?.listener?.protocol === 'udp') this.stats.lastUdpMs = now;
+    if (this.run?.listener?.protocol === 'udp') {
+      this.stats.lastUdpMs = now;
+      for (const line of splitDatagram(text)) this.ingest(line, from, now);
+    } else {
+      this.ingest(text, from, now);
+    }
+  }
+
+  /** One message: JSON, CYGNUS or an NMEA sentence. */
+  private ingest(text: string, from: string, now: number): void {
     const result = parseReceiverLine(text);
     if (!result.ok) {
-      this.stats.rejected(result.reason);
+      this.stats.rejected(result.reason, result.checksum === true);
       // A flood of garbage must not become a flood of log lines.
       if (now - this.badLogAt > 60_000) {
         this.badLogAt = now;
@@ -290,19 +366,30 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       }
       return;
     }
-    this.stats.accepted(result.format, from, now);
-    const p = result.position;
-    this.engine.jumpTo({
-      lat: p.lat,
-      lon: p.lon,
-      altitude_ft: p.altitude_ft,
-      speed_kts: p.speed_kts,
-      heading: p.heading,
-    });
-    this.engine.resetTime(now);
+    if (result.format === 'nmea') {
+      if (result.fields === null) this.stats.withoutFix();
+      else {
+        this.stats.accepted('nmea', from, now);
+        this.engine.jumpTo(result.fields);
+        this.engine.resetTime(now);
+      }
+    } else {
+      this.stats.accepted(result.format, from, now);
+      const p = result.position;
+      this.engine.jumpTo({
+        lat: p.lat,
+        lon: p.lon,
+        altitude_ft: p.altitude_ft,
+        speed_kts: p.speed_kts,
+        heading: p.heading,
+      });
+      this.engine.resetTime(now);
+    }
     const run = this.run;
     if (run?.retransmit && run.retransmitTarget) {
-      run.retransmit.send(`${text.trimEnd()}\n`, [run.retransmitTarget]);
+      // NMEA keeps its CR LF line end, so a consumer behind the retransmit sees standard sentences.
+      const line = result.format === 'nmea' ? `${text.trim()}\r\n` : `${text.trimEnd()}\n`;
+      run.retransmit.send(line, [run.retransmitTarget]);
     }
   }
 
@@ -333,10 +420,66 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     return this.banner ?? this.outputErrors.usb ?? this.outputErrors.sender ?? null;
   }
 
-  private refuseWhileRunning(what: string): void {
-    if (this.running || this.starting) {
-      throw new ServiceError(409, `Stop the emulator before changing ${what}`);
-    }
+  /**
+   * Applies a settings change: at once while stopped; while running, only if the emulator can keep
+   * running with it, reopening just the outputs whose socket or device changes. A refused change
+   * leaves every setting and output as it was.
+   */
+  private change(
+    what: string,
+    mutate: (next: Settings) => void,
+    report: (next: Settings) => Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const task = this.changing.then(async () => {
+      if (this.starting) {
+        throw new ServiceError(409, `The emulator is starting; change ${what} once it has started`);
+      }
+      const next = cloneSettings(this.settings);
+      mutate(next);
+      const run = this.run;
+      if (run) {
+        const messages = this.validationMessages(next);
+        const plan = planRun(next);
+        if (messages.length > 0 || !plan) {
+          throw new ServiceError(
+            409,
+            `The emulator is running and could not run with this change: ${messages.join('; ')}. ` +
+              'Send the missing values with the change, or stop the emulator first',
+            { messages },
+          );
+        }
+        const reopened = run.changes(plan, next);
+        try {
+          await run.apply(plan, next);
+        } catch (err) {
+          const banner = err instanceof StartError ? err.banner : `Cannot apply: ${(err as Error).message}`;
+          throw new ServiceError(409, `${banner}; the previous settings stay in effect`, { banner });
+        }
+        if (reopened.length > 0)
+          this.log.info({ reopened, mode: plan.mode }, 'outputs reopened for a settings change');
+        this.settings = next;
+        return this.changed({ ...report(next), outputs: { plan, ...run.describe() } });
+      }
+      this.settings = next;
+      return this.changed(report(next));
+    });
+    this.changing = task.catch(() => undefined);
+    return task;
+  }
+
+  private ratesView() {
+    const r = this.engine.rates();
+    return {
+      altitude_rate_ft_per_2sec: r.altitudeFtPer2Sec,
+      airspeed_rate_kts_per_sec: r.airspeedKtsPerSec,
+      heading_rate_deg_per_sec: r.headingDegPerSec,
+    };
+  }
+
+  autoStartStatus(): AutoStartState | null {
+    if (!this.autoStart) return null;
+    // Once running (at boot or started later by hand) there is nothing left to explain.
+    return this.running ? { ...this.autoStart, state: 'running', reason: null } : { ...this.autoStart };
   }
 
   private changed(partial: Record<string, unknown>): Record<string, unknown> {

@@ -70,11 +70,11 @@ function wrapLon(lon: number): number {
  */
 export class Engine {
   private s: EngineState;
-  private readonly rates: EngineRates;
+  private currentRates: EngineRates;
   private lastMs: number;
 
   constructor(init: EngineInit, rates: Partial<EngineRates> = {}, nowMs = 0) {
-    this.rates = { ...DEFAULT_RATES, ...rates };
+    this.currentRates = { ...DEFAULT_RATES, ...rates };
     const altitude = init.altitude_ft ?? 0;
     const speed = Math.max(0, init.speed_kts ?? 0);
     const heading = normalizeHeading(init.heading ?? 360);
@@ -93,6 +93,17 @@ export class Engine {
 
   state(): EngineState {
     return { ...this.s };
+  }
+
+  rates(): EngineRates {
+    return { ...this.currentRates };
+  }
+
+  /** New ramp rates from the next tick; values not given stay. */
+  setRates(r: Partial<EngineRates>): void {
+    for (const [k, v] of Object.entries(r) as Array<[keyof EngineRates, number | undefined]>) {
+      if (v !== undefined && Number.isFinite(v) && v > 0) this.currentRates[k] = v;
+    }
   }
 
   /** lat/lon jump at once; altitude, speed and heading become targets that the ramps reach over time. */
@@ -138,10 +149,14 @@ export class Engine {
     const s = this.s;
     const startSpeed = s.speed_kts;
 
-    s.altitude_ft = rampLinear(s.altitude_ft, s.target_altitude_ft, (this.rates.altitudeFtPer2Sec / 2) * dt);
-    s.speed_kts = rampLinear(s.speed_kts, s.target_speed_kts, this.rates.airspeedKtsPerSec * dt);
+    s.altitude_ft = rampLinear(
+      s.altitude_ft,
+      s.target_altitude_ft,
+      (this.currentRates.altitudeFtPer2Sec / 2) * dt,
+    );
+    s.speed_kts = rampLinear(s.speed_kts, s.target_speed_kts, this.currentRates.airspeedKtsPerSec * dt);
     const turn = shortestTurn(s.heading, s.target_heading);
-    const maxTurn = this.rates.headingDegPerSec * dt;
+    const maxTurn = this.currentRates.headingDegPerSec * dt;
     s.heading =
       Math.abs(turn) <= maxTurn ? s.target_heading : normalizeHeading(s.heading + Math.sign(turn) * maxTurn);
 

@@ -1,10 +1,11 @@
 /**
- * Receiver input lines: JSON `{"lat","lon","alt_ft","speed_kts","heading","timestamp"?}` or
- * `$CYGNUS:lat=..&lon=..&heading=..&magvar=..&alt=..&airspeed=..`, told apart by their first
- * character. Hot path (one call per received datagram or TCP line), so CYGNUS is scanned by hand
- * and nothing here uses a regular expression. Never throws.
+ * Receiver input lines: JSON `{"lat","lon","alt_ft","speed_kts","heading","timestamp"?}`,
+ * `$CYGNUS:lat=..&lon=..&heading=..&magvar=..&alt=..&airspeed=..` or an NMEA sentence, told apart by
+ * their first characters. Hot path (one call per received datagram or TCP line), so CYGNUS is scanned
+ * by hand. Never throws.
  */
 import { simulator } from '@outpost/contracts';
+import { type NmeaFields, parseNmeaSentence } from './nmea-ingest.js';
 
 export interface ReceivedPosition {
   lat: number;
@@ -21,7 +22,10 @@ export interface ReceivedPosition {
 
 export type ReceiverParseResult =
   | { ok: true; position: ReceivedPosition; format: 'json' | 'cygnus' }
-  | { ok: false; reason: string };
+  /** `fields`: what this sentence carries (some of the position values), or null when it carries none. */
+  | { ok: true; format: 'nmea'; sentence: string; fields: NmeaFields | null; note?: string }
+  /** `checksum`: an NMEA sentence whose checksum does not match its text. */
+  | { ok: false; reason: string; checksum?: boolean };
 
 /** Longer lines are not position reports; refusing them early bounds the work per line. */
 export const MAX_LINE_LENGTH = 2048;
@@ -160,7 +164,7 @@ function parseJson(s: string): ReceiverParseResult {
   try {
     data = JSON.parse(s);
   } catch {
-    return fail('not JSON or CYGNUS: invalid JSON');
+    return fail('not JSON, CYGNUS or NMEA: invalid JSON');
   }
   const r = simulator.ReceiverJson.safeParse(data);
   if (!r.success) {
@@ -189,12 +193,34 @@ export function parseReceiverLine(line: string | Uint8Array): ReceiverParseResul
     if (s.length > MAX_LINE_LENGTH) return fail(`line longer than ${MAX_LINE_LENGTH} characters`);
     const c = s.charCodeAt(0);
     if (c === 0x24 /* $ */) {
-      if (!s.startsWith(CYGNUS_PREFIX)) return fail('not JSON or CYGNUS: unknown $ sentence');
-      return parseCygnus(s);
+      if (s.startsWith(CYGNUS_PREFIX)) return parseCygnus(s);
+      const r = parseNmeaSentence(s);
+      if (!r.ok) return r.checksum ? r : { ok: false, reason: r.reason };
+      return r.note === undefined
+        ? { ok: true, format: 'nmea', sentence: r.sentence, fields: r.fields }
+        : { ok: true, format: 'nmea', sentence: r.sentence, fields: r.fields, note: r.note };
     }
     if (c === 0x7b /* { */) return parseJson(s);
-    return fail('not JSON or CYGNUS');
+    return fail('not JSON, CYGNUS or NMEA');
   } catch (err) {
     return fail(`unparseable line: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * The messages of one UDP datagram: a sender may pack several lines (an NMEA burst, JSON lines) into
+ * one. It is split only when every non-blank line starts like a message (`$` or `{`), so a
+ * pretty-printed JSON object and garbage stay one message each, counted once.
+ */
+export function splitDatagram(text: string): string[] {
+  if (text.indexOf('\n') === -1) return [text];
+  const lines: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const c = line.charCodeAt(0);
+    if (c !== 0x24 && c !== 0x7b) return [text];
+    lines.push(line);
+  }
+  return lines.length === 0 ? [text] : lines;
 }

@@ -27,6 +27,8 @@ export interface StartConfig {
   };
   /** The airport selected for this run, or null. */
   airport_icao: string | null;
+  /** True when the start position was given another way (DEFAULT_LAT/DEFAULT_LON at auto-start). */
+  position_given?: boolean;
   /** The selected USB-serial device; '' or null means none. */
   serial_device: string | null;
   network: {
@@ -60,7 +62,8 @@ export function validateStart(cfg: StartConfig): string[] {
   const noDevice = blank(cfg.serial_device);
 
   if (!anyMode) add(START_MESSAGES.mode);
-  if (!modes.receiver && !modes.rebroadcaster && blank(cfg.airport_icao)) add(START_MESSAGES.airport);
+  if (!modes.receiver && !modes.rebroadcaster && blank(cfg.airport_icao) && !cfg.position_given)
+    add(START_MESSAGES.airport);
   if (!anyMode) return out;
 
   const efbMode = modes.standalone || modes.sender || modes.rebroadcaster;

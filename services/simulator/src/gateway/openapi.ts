@@ -1,6 +1,8 @@
 import { createRoute, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { simulator } from '@outpost/contracts';
 import type { Context } from 'hono';
-import { HttpError } from '@outpost/runtime';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
 import { z } from 'zod';
 import { ServiceError } from '../app/service-error.js';
 
@@ -8,8 +10,21 @@ export const Detail = z.object({ detail: z.string() });
 
 const errorResponses = {
   401: { description: 'No session (log in first)', content: { 'application/json': { schema: Detail } } },
-  422: { description: 'Invalid request', content: { 'application/json': { schema: Detail } } },
+  422: {
+    description:
+      'Invalid request: `detail` joins the messages with "; ", `messages` lists them one by one (one per bad field, or one per missing choice at start)',
+    content: { 'application/json': { schema: simulator.ValidationErrorBody } },
+  },
 } as const;
+
+/** Schema failures answer like the start checks: `detail` plus the individual `messages`. */
+function validationHook(result: { success: boolean; error?: ZodError }, c: Context) {
+  if (result.success || !result.error) return undefined;
+  const messages = result.error.issues.map(
+    (i) => `${i.path.length ? i.path.map(String).join('.') : '(body)'}: ${i.message}`,
+  );
+  return c.json({ detail: messages.join('; '), messages }, 422);
+}
 
 export interface JsonRouteDef {
   method: 'get' | 'post';
@@ -38,7 +53,8 @@ export function jsonRoute(
     ...errorResponses,
   };
   for (const [status, description] of Object.entries(def.errors ?? {})) {
-    responses[Number(status)] = { description, content: { 'application/json': { schema: Detail } } };
+    const schema = status === '409' ? simulator.ConflictBody : Detail;
+    responses[Number(status)] = { description, content: { 'application/json': { schema } } };
   }
   const request: Record<string, unknown> = {};
   if (def.body) request.body = { content: { 'application/json': { schema: def.body } }, required: true };
@@ -56,11 +72,14 @@ export function jsonRoute(
     try {
       return await handler(c);
     } catch (err) {
-      if (err instanceof ServiceError) throw new HttpError(err.status, err.detail);
+      // The extra fields (a 422's messages, a 409's banner) are part of the answer, not only the detail.
+      if (err instanceof ServiceError) {
+        return c.json({ detail: err.detail, ...err.extra }, err.status as ContentfulStatusCode);
+      }
       throw err;
     }
   };
-  app.openapi(route, mapped as never);
+  app.openapi(route, mapped as never, validationHook as never);
 }
 
 export function input<T>(c: Context, target: 'json' | 'query' | 'param'): T {

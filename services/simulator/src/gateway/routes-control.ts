@@ -11,6 +11,10 @@ export interface ControlDeps {
 
 const Status = simulator.SimulatorStatus;
 
+/** Settings change while running; these are the cases where they cannot. */
+const LIVE_409 =
+  'The change cannot be applied now: the emulator is starting, it could not keep running with the change (detail names the missing values, messages lists them), or a reopened output failed (banner; the previous settings stay in effect)';
+
 export function controlRoutes(app: OpenAPIHono, { service, listDevices }: ControlDeps): void {
   const ok = (c: Parameters<Parameters<typeof jsonRoute>[2]>[0]) => c.json(service.status(), 200);
 
@@ -30,7 +34,7 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       body: simulator.ControlRequest,
       response: Status,
       errors: {
-        409: 'Already running, or a server error at start (serial port, address in use, connection refused): detail is the banner',
+        409: 'Already running, or a server error at start (serial port, address in use, connection refused): detail and banner are the banner',
       },
     },
     async (c) => {
@@ -67,10 +71,10 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       tags: ['config'],
       body: simulator.ModeFlags,
       response: Status,
-      errors: { 409: 'The emulator is running' },
+      errors: { 409: LIVE_409 },
     },
-    (c) => {
-      service.setModes(input(c, 'json'));
+    async (c) => {
+      await service.setModes(input(c, 'json'));
       return ok(c);
     },
   );
@@ -84,10 +88,10 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       tags: ['config'],
       body: simulator.NetworkConfig,
       response: Status,
-      errors: { 409: 'The emulator is running' },
+      errors: { 409: LIVE_409 },
     },
-    (c) => {
-      service.setNetwork(input(c, 'json'));
+    async (c) => {
+      await service.setNetwork(input(c, 'json'));
       return ok(c);
     },
   );
@@ -102,8 +106,24 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       body: simulator.NmeaSelection,
       response: Status,
     },
+    async (c) => {
+      await service.setNmea(input(c, 'json'));
+      return ok(c);
+    },
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/config/rates',
+      summary: 'Ramp rates of altitude, speed and heading (apply from the next second, even while running)',
+      tags: ['config'],
+      body: simulator.RampRates,
+      response: Status,
+    },
     (c) => {
-      service.setNmea(input(c, 'json'));
+      service.setRates(input(c, 'json'));
       return ok(c);
     },
   );
@@ -117,10 +137,10 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       tags: ['serial'],
       body: simulator.SerialConfig,
       response: Status,
-      errors: { 409: 'The emulator is running' },
+      errors: { 409: LIVE_409 },
     },
-    (c) => {
-      service.setSerial(input(c, 'json'));
+    async (c) => {
+      await service.setSerial(input(c, 'json'));
       return ok(c);
     },
   );
@@ -146,11 +166,11 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       tags: ['serial'],
       body: simulator.SerialSelect,
       response: Status,
-      errors: { 409: 'The emulator is running' },
+      errors: { 409: LIVE_409 },
     },
-    (c) => {
+    async (c) => {
       const { device } = input<{ device: string }>(c, 'json');
-      service.setSerial({ device });
+      await service.setSerial({ device });
       return ok(c);
     },
   );

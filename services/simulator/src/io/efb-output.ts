@@ -10,19 +10,36 @@ export interface EfbOutputOptions {
   ips: readonly string[];
 }
 
-/** The EFB feed: each XGPS line goes to the broadcast address and/or every listed tablet. */
+function targetsOf(port: number, broadcastAddress: string | null, ips: readonly string[]): UdpTarget[] {
+  const targets: UdpTarget[] = [];
+  if (broadcastAddress) targets.push({ host: broadcastAddress, port });
+  for (const ip of new Set(ips)) targets.push({ host: ip, port });
+  return targets;
+}
+
+/**
+ * The EFB feed: each XGPS line goes to the broadcast address and/or every listed tablet. The target
+ * list can change between two lines without touching the socket, so adding a tablet never
+ * interrupts the others.
+ */
 export class EfbOutput {
   private constructor(
     private readonly sender: UdpSender,
-    readonly targets: readonly UdpTarget[],
+    private readonly port: number,
+    public targets: readonly UdpTarget[],
   ) {}
 
   static async create(opts: EfbOutputOptions): Promise<EfbOutput> {
-    const targets: UdpTarget[] = [];
-    if (opts.broadcastAddress) targets.push({ host: opts.broadcastAddress, port: opts.port });
-    for (const ip of new Set(opts.ips)) targets.push({ host: ip, port: opts.port });
-    const sender = await UdpSender.create({ logger: opts.logger, broadcast: opts.broadcastAddress !== null });
-    return new EfbOutput(sender, targets);
+    const sender = await UdpSender.create({ logger: opts.logger });
+    const out = new EfbOutput(sender, opts.port, []);
+    out.setTargets(opts.broadcastAddress, opts.ips);
+    return out;
+  }
+
+  setTargets(broadcastAddress: string | null, ips: readonly string[]): void {
+    // The socket needs the broadcast permission only while a broadcast address is a target.
+    this.sender.setBroadcast(broadcastAddress !== null);
+    this.targets = targetsOf(this.port, broadcastAddress, ips);
   }
 
   get datagramsSent(): number {

@@ -32,6 +32,7 @@ export class SerialOutput {
   private reopenTimer: unknown = null;
   private closed = false;
   private lastError: string | null = null;
+  private baudRate: number;
   bytesWritten = 0;
   writesDropped = 0;
 
@@ -40,6 +41,7 @@ export class SerialOutput {
     port: SerialPort,
   ) {
     this.port = port;
+    this.baudRate = opts.baudRate;
     this.watch(port);
   }
 
@@ -59,6 +61,20 @@ export class SerialOutput {
 
   get isOpen(): boolean {
     return this.port?.isOpen ?? false;
+  }
+
+  get baud(): number {
+    return this.baudRate;
+  }
+
+  /** Changes the line speed of the open port in place; a device that is away gets it when it is back. */
+  async setBaudRate(baudRate: number): Promise<void> {
+    this.baudRate = baudRate;
+    const port = this.port;
+    if (!port?.isOpen) return;
+    await new Promise<void>((resolve, reject) =>
+      port.update({ baudRate }, (err) => (err ? reject(serialBanner(this.opts.device, err)) : resolve())),
+    );
   }
 
   write(text: string): boolean {
@@ -101,7 +117,7 @@ export class SerialOutput {
   private async reopen(): Promise<void> {
     if (this.closed) return;
     try {
-      const port = await openPort(this.opts.device, this.opts.baudRate);
+      const port = await openPort(this.opts.device, this.baudRate);
       if (this.closed) {
         port.close();
         return;

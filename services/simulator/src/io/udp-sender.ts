@@ -43,6 +43,10 @@ export class UdpSender {
     return new UdpSender(socket, opts.logger);
   }
 
+  setBroadcast(on: boolean): void {
+    this.socket.setBroadcast(on);
+  }
+
   send(line: string, targets: readonly UdpTarget[]): void {
     const buf = Buffer.from(line, 'ascii');
     for (const t of targets) {

@@ -2,15 +2,14 @@ import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { ManualClock } from '@outpost/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AutoStartConfigError } from '../../src/app/auto-start.js';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAIN, startMain } from '../helpers/main-process.js';
 import { freeTcpPort, freeUdpPort, sendUdp, UdpCapture } from '../helpers/net.js';
-import { waitFor } from '../helpers/peers.js';
-import { BASE_ENV, startTestSim, type TestSim } from '../helpers/sim.js';
-
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { tempDir, waitFor } from '../helpers/peers.js';
+import { Api, BASE_ENV, startTestSim, TEST_USER, type TestSim } from '../helpers/sim.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -60,13 +59,62 @@ function runMain(env: Record<string, string>, until?: RegExp): Promise<Exit> {
 }
 
 describe('AUTO_START_* at boot', () => {
-  it('an invalid combination stops the process with one clear message', async () => {
-    const r = await runMain({ ...BASE_ENV, AUTO_START_MODE: 'standalone' });
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual([
-      'AUTO_START_MODE=standalone cannot start: Select an airport (set AUTO_START_AIRPORT); Select at least one output (USB or EFB) (set AUTO_START_USB_ENABLED or AUTO_START_EFB_ENABLED)',
+  it('a sender with no target stays up and stopped, says why in one log line, /health and /api/status', async () => {
+    const main = startMain({ ...BASE_ENV, LOG_LEVEL: 'info', AUTO_START_MODE: 'sender' });
+    cleanups.push(() => main.stop());
+    const url = await main.url();
+    const reason =
+      'AUTO_START_MODE=sender cannot start: Enter target IP address for NMEA output (set AUTO_START_TARGET_IP)';
+    const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      status: 'healthy',
+      running: false,
+      auto_start: { mode: 'sender', state: 'not started', reason },
+    });
+    const api = new Api(url);
+    await api.login();
+    expect((await api.get('/api/status')).body).toMatchObject({
+      running: false,
+      auto_start: { mode: 'sender', state: 'not started', reason },
+    });
+    // Still up a while later: no exit, so no restart loop under a supervisor.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(main.proc.exitCode).toBeNull();
+    expect(main.logs().filter((l) => String(l.msg).includes('cannot start'))).toEqual([
+      expect.objectContaining({ level: 50, msg: `${reason}; staying up and stopped` }),
     ]);
-  });
+    expect(main.stderr()).toBe('');
+  }, 20_000);
+
+  it('stand-alone with only the spec variables runs at DEFAULT_LAT/DEFAULT_LON/DEFAULT_ALT_FT', async () => {
+    const efb = await UdpCapture.open('127.0.0.1');
+    cleanups.push(() => efb.close());
+    const main = startMain({
+      ...BASE_ENV,
+      AUTO_START_MODE: 'standalone',
+      AUTO_START_EFB_ENABLED: 'true',
+      AUTO_START_EFB_TARGET_IPS: '127.0.0.1',
+      AUTO_START_EFB_SIM_NAME: 'Rig1',
+      DEFAULT_LAT: '46.123456',
+      DEFAULT_LON: '-121.654321',
+      DEFAULT_ALT_FT: '3280.84',
+      EFB_PORT: String(efb.port),
+    });
+    cleanups.push(() => main.stop());
+    const url = await main.url();
+    await waitFor(() => efb.received.length > 0, 8000);
+    // XGPS{name},{lon},{lat},{alt_m},{track},{speed_ms}
+    const [name, lon, lat, altM] = efb.received[0]!.text.split(',');
+    expect(name).toBe('XGPSRig1');
+    expect(Number(lat)).toBeCloseTo(46.123456, 6);
+    expect(Number(lon)).toBeCloseTo(-121.654321, 6);
+    expect(Number(altM)).toBeCloseTo(1000, 0);
+    const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      running: true,
+      auto_start: { mode: 'standalone', state: 'running', reason: null },
+    });
+  }, 20_000);
 
   it('a bad variable is named in one line and the process exits 1', async () => {
     const r = await runMain({ ...BASE_ENV, AUTO_START_MODE: 'bogus' });
@@ -74,10 +122,34 @@ describe('AUTO_START_* at boot', () => {
     expect(r.stderr.trim()).toMatch(/^Invalid environment variable AUTO_START_MODE: /);
   });
 
-  it('without PASSWORD a random one is printed once; BYPASS_AUTH logs a loud warning', async () => {
+  it('without PASSWORD one is generated, printed once and kept under DATA_DIR: the same login works after a restart', async () => {
+    const dir = tempDir('sim-password-');
+    cleanups.push(() => dir.remove());
     const { PASSWORD: _p, ...env } = BASE_ENV;
-    const r = await runMain({ ...env, LOG_LEVEL: 'info', BYPASS_AUTH: 'true' }, /simulator listening/);
-    expect(r.stdout).toMatch(/log in as "pilot" with the generated password: [A-Za-z0-9_-]{16}\n/);
+    const first = startMain({ ...env, DATA_DIR: dir.path });
+    const url1 = await first.url();
+    const printed =
+      /log in as "pilot" with the generated password: ([A-Za-z0-9_-]{16}) \(kept in (.+)\)\n/.exec(
+        first.stdout(),
+      );
+    expect(printed).not.toBeNull();
+    const password = printed![1]!;
+    expect(printed![2]).toBe(join(dir.path, 'simulator-password'));
+    expect(statSync(join(dir.path, 'simulator-password')).mode & 0o777).toBe(0o600);
+    expect((await new Api(url1).login(TEST_USER, password)).status).toBe(200);
+    await first.stop();
+
+    const second = startMain({ ...env, DATA_DIR: dir.path });
+    cleanups.push(() => second.stop());
+    const url2 = await second.url();
+    expect((await new Api(url2).login(TEST_USER, password)).status).toBe(200);
+    expect((await new Api(url2).login(TEST_USER, 'not-the-password')).status).toBe(401);
+    expect(second.stdout()).not.toContain(password);
+    expect(second.stdout()).not.toContain('generated password:');
+  }, 30_000);
+
+  it('BYPASS_AUTH logs a loud warning', async () => {
+    const r = await runMain({ ...BASE_ENV, LOG_LEVEL: 'info', BYPASS_AUTH: 'true' }, /simulator listening/);
     expect(r.stdout).toMatch(/BYPASS_AUTH=true/);
   });
 
@@ -142,23 +214,31 @@ describe('AUTO_START_* at boot', () => {
     expect(s.service.status().banner).toBeNull();
   });
 
-  it('an unknown AUTO_START_AIRPORT is a configuration error', async () => {
-    const err = await startTestSim({ AUTO_START_MODE: 'standalone', AUTO_START_AIRPORT: 'ZZZZ' }).catch(
-      (e) => e,
-    );
-    expect(err).toBeInstanceOf(AutoStartConfigError);
-    expect(err.message).toBe(
-      'AUTO_START_MODE=standalone cannot start: AUTO_START_AIRPORT ZZZZ is not in the airport database',
-    );
+  it('an unknown AUTO_START_AIRPORT leaves it up and stopped, with the reason in the status', async () => {
+    const s = await sim({ AUTO_START_MODE: 'standalone', AUTO_START_AIRPORT: 'ZZZZ' });
+    expect(s.service.status()).toMatchObject({
+      running: false,
+      auto_start: {
+        state: 'not started',
+        reason:
+          'AUTO_START_MODE=standalone cannot start: AUTO_START_AIRPORT ZZZZ is not in the airport database',
+      },
+    });
   });
 
-  it('an AUTO_START_USB_DEVICE outside /dev is a configuration error', async () => {
-    const err = await startTestSim({
+  it('an AUTO_START_USB_DEVICE outside /dev leaves it up and stopped, with the reason in /health', async () => {
+    const s = await sim({
       AUTO_START_MODE: 'standalone',
       AUTO_START_USB_ENABLED: 'true',
       AUTO_START_USB_DEVICE: '/dev/../etc/shadow',
-    }).catch((e) => e);
-    expect(err).toBeInstanceOf(AutoStartConfigError);
-    expect(err.message).toBe('AUTO_START_MODE=standalone cannot start: AUTO_START_USB_DEVICE must be a /dev/ path');
+    });
+    const health = (await (await fetch(`${s.url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      running: false,
+      auto_start: {
+        state: 'not started',
+        reason: 'AUTO_START_MODE=standalone cannot start: AUTO_START_USB_DEVICE must be a /dev/ path',
+      },
+    });
   });
 });

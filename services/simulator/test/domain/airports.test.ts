@@ -13,14 +13,14 @@ const serviceDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const sourceCsv = join(serviceDir, 'data/airports/airports.csv');
 
 describe('airport database', () => {
-  it('holds the whole ~20k worldwide table, sorted, with exactly the five documented fields', () => {
+  it('holds the whole ~20k worldwide table, sorted, with the five documented fields and whether the elevation is known', () => {
     expect(count).toBe(20266);
     const all = list();
     expect(all).toHaveLength(count);
     const bad = all.filter(
       (a, i) =>
         (i > 0 && !(all[i - 1]!.icao < a.icao)) ||
-        Object.keys(a).join() !== 'icao,name,lat,lon,elevation_ft' ||
+        Object.keys(a).join() !== 'icao,name,lat,lon,elevation_ft,elevation_known' ||
         !simulator.Airport.safeParse(a).success ||
         !Number.isInteger(a.elevation_ft) ||
         a.icao !== a.icao.toUpperCase() ||
@@ -38,14 +38,22 @@ describe('airport database', () => {
       lat: 40.639447,
       lon: -73.779317,
       elevation_ft: 13,
+      elevation_known: true,
     });
     expect(lookup(' EGLL ')?.elevation_ft).toBe(83);
     expect(lookup('KJF')).toBeUndefined();
     expect(lookup('ZZZZ')).toBeUndefined();
   });
 
-  it('uses elevation 0 where the source has none and keeps names with backticks intact', () => {
-    expect(lookup('AAXX')).toMatchObject({ name: 'Aeródromo de Punto Rothera', elevation_ft: 0 });
+  it('marks the airports whose source has no elevation (0 ft, elevation_known false), and keeps names with backticks intact', () => {
+    expect(lookup('AAXX')).toMatchObject({
+      name: 'Aeródromo de Punto Rothera',
+      elevation_ft: 0,
+      elevation_known: false,
+    });
+    expect(list().filter((a) => !a.elevation_known)).toHaveLength(1289);
+    // A field really at sea level is not "unknown".
+    expect(list().filter((a) => a.elevation_known && a.elevation_ft === 0).length).toBeGreaterThan(0);
     expect(search('Estrela D`Alva').length).toBe(1);
   });
 });

@@ -63,14 +63,26 @@ describe('receiver line parser: CYGNUS', () => {
   it('strips NUL padding and surrounding whitespace, and reads bytes', () => {
     const line = '\0\0 $CYGNUS:lat=1.5&lon=2.5&heading=90&alt=100&airspeed=120\0\0\0\r\n';
     const r = parseReceiverLine(line);
-    expect(r.ok && r.position).toEqual({ lat: 1.5, lon: 2.5, altitude_ft: 100, speed_kts: 120, heading: 90 });
+    expect(r.ok && r.format !== 'nmea' && r.position).toEqual({
+      lat: 1.5,
+      lon: 2.5,
+      altitude_ft: 100,
+      speed_kts: 120,
+      heading: 90,
+    });
     const bytes = new TextEncoder().encode(line);
     expect(parseReceiverLine(bytes)).toEqual(r);
   });
 
   it('accepts fields in any order and ignores unknown keys', () => {
     const r = parseReceiverLine('$CYGNUS:airspeed=0&alt=-20&foo=bar&heading=0&lon=-180&lat=-90');
-    expect(r.ok && r.position).toEqual({ lat: -90, lon: -180, altitude_ft: -20, speed_kts: 0, heading: 360 });
+    expect(r.ok && r.format !== 'nmea' && r.position).toEqual({
+      lat: -90,
+      lon: -180,
+      altitude_ft: -20,
+      speed_kts: 0,
+      heading: 360,
+    });
   });
 
   it('rejects missing, non-numeric, hex, infinite and out-of-range values with a reason', () => {
@@ -103,8 +115,8 @@ describe('receiver line parser: CYGNUS', () => {
           const r = parseReceiverLine(
             `$CYGNUS:lat=${lat}&lon=${lon}&heading=${heading}&magvar=0&alt=${alt}&airspeed=${airspeed}`,
           );
-          expect(r.ok).toBe(true);
-          if (!r.ok) return;
+          expect(r).toMatchObject({ ok: true, format: 'cygnus' });
+          if (!r.ok || r.format === 'nmea') return;
           expect(r.position.lat).toBe(lat === 0 ? 0 : lat);
           expect(r.position.lon).toBe(lon === 0 ? 0 : lon);
           expect(r.position.altitude_ft).toBe(alt === 0 ? 0 : alt);
@@ -138,17 +150,12 @@ describe('receiver line parser: garbage', () => {
       fc.property(garbage, (line) => {
         const r = parseReceiverLine(line);
         if (r.ok) {
-          for (const v of [
-            r.position.lat,
-            r.position.lon,
-            r.position.altitude_ft,
-            r.position.speed_kts,
-            r.position.heading,
-          ]) {
-            expect(Number.isFinite(v)).toBe(true);
+          const p = r.format === 'nmea' ? (r.fields ?? {}) : r.position;
+          for (const v of Object.values(p)) expect(Number.isFinite(v)).toBe(true);
+          if (p.heading !== undefined) {
+            expect(p.heading).toBeGreaterThan(0);
+            expect(p.heading).toBeLessThanOrEqual(360);
           }
-          expect(r.position.heading).toBeGreaterThan(0);
-          expect(r.position.heading).toBeLessThanOrEqual(360);
         } else {
           expect(typeof r.reason).toBe('string');
         }
@@ -161,9 +168,13 @@ describe('receiver line parser: garbage', () => {
     expect(parseReceiverLine('')).toEqual({ ok: false, reason: 'empty line' });
     expect(parseReceiverLine(' \0\t\r\n')).toEqual({ ok: false, reason: 'empty line' });
     expect(parseReceiverLine(`{"lat":1${' '.repeat(5000)}}`).ok).toBe(false);
-    expect(parseReceiverLine('$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47').ok).toBe(
-      false,
-    );
+    // An NMEA sentence whose checksum does not match (the right one is 47).
+    expect(
+      parseReceiverLine('$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*48'),
+    ).toMatchObject({
+      ok: false,
+      checksum: true,
+    });
     expect(parseReceiverLine('hello').ok).toBe(false);
   });
 });

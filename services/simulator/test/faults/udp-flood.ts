@@ -48,7 +48,8 @@ export function floodPayloads(): Payload[] {
     Buffer.from('{"__proto__": {"polluted": true}, "lat": 1}'),
     Buffer.from('$CYGNUS:lat=abc&lon=1&heading=1&alt=1&airspeed=1'),
     Buffer.from('$CYGNUS:lat=1&lon=1&heading=1&alt=1&airspeed=99999'),
-    Buffer.from('$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47'),
+    // An NMEA sentence whose checksum does not match (the correct one is 47).
+    Buffer.from('$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*48'),
     Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3, 0x28, 0x80, 0x00]),
     Buffer.from(`${'['.repeat(1000)}${']'.repeat(1000)}`),
     Buffer.from('null'),

@@ -20,18 +20,46 @@ afterAll(async () => {
   dev.remove();
 });
 
-type Airport = { icao: string; name: string; lat: number; lon: number; elevation_ft: number };
+type Airport = {
+  icao: string;
+  name: string;
+  lat: number;
+  lon: number;
+  elevation_ft: number;
+  elevation_known: boolean;
+};
 
 describe('airports', () => {
   it('lookup normalizes to uppercase and answers {airport}; unknown code is 404 {detail}', async () => {
     const res = await sim.api.get<{ airport: Airport }>('/api/airports/lookup/ksfo');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['airport']);
-    expect(res.body.airport).toMatchObject({ icao: 'KSFO', elevation_ft: 13 });
-    expect(Object.keys(res.body.airport).sort()).toEqual(['elevation_ft', 'icao', 'lat', 'lon', 'name']);
+    expect(res.body.airport).toMatchObject({ icao: 'KSFO', elevation_ft: 13, elevation_known: true });
+    expect(Object.keys(res.body.airport).sort()).toEqual([
+      'elevation_ft',
+      'elevation_known',
+      'icao',
+      'lat',
+      'lon',
+      'name',
+    ]);
     const missing = await sim.api.get('/api/airports/lookup/ZZZZ');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ detail: 'Airport ZZZZ not found' });
+  });
+
+  it('an airport without a known elevation is marked in lookup and search, and starts at 0 ft', async () => {
+    expect((await sim.api.get<{ airport: Airport }>('/api/airports/lookup/aaxx')).body.airport).toMatchObject(
+      {
+        icao: 'AAXX',
+        elevation_ft: 0,
+        elevation_known: false,
+      },
+    );
+    const found = await sim.api.get<{ airports: Airport[] }>('/api/airports/search?q=Rothera');
+    expect(found.body.airports.find((a) => a.icao === 'AAXX')).toMatchObject({ elevation_known: false });
+    const selected = await sim.api.ok('/api/position', { airport_icao: 'AAXX' });
+    expect(selected).toMatchObject({ airport_icao: 'AAXX', altitude_ft: 0, lat: -67.566941 });
   });
 
   it('search: prefix or substring, limit defaults to 10, empty query and no match give []', async () => {

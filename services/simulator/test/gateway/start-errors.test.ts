@@ -26,7 +26,7 @@ async function refusedWithBanner(banner: string | RegExp): Promise<void> {
   const status = (await sim.api.get('/api/status')).body;
   expect(status.running).toBe(false);
   if (typeof banner === 'string') {
-    expect(res.body).toEqual({ detail: banner });
+    expect(res.body).toEqual({ detail: banner, banner });
     expect(status.banner).toBe(banner);
   } else {
     expect(res.body.detail).toMatch(banner);
@@ -95,7 +95,17 @@ describe('server errors at start leave the emulator stopped with a banner', () =
     ]);
     const again = await sim.api.post('/api/control', { action: 'start' });
     expect(again).toMatchObject({ status: 409, body: { detail: 'The emulator is already running' } });
-    expect((await sim.api.post('/api/config/modes', { standalone: true })).status).toBe(409);
+    // Stand-alone has no output configured: switching to it while running would stop every output.
+    expect(await sim.api.post('/api/config/modes', { standalone: true })).toMatchObject({
+      status: 409,
+      body: {
+        detail: expect.stringContaining(
+          'could not run with this change: Select at least one output (USB or EFB)',
+        ),
+        messages: ['Select at least one output (USB or EFB)'],
+      },
+    });
+    expect((await sim.api.get('/api/status')).body).toMatchObject({ mode: 'sender', running: true });
     await sim.api.ok('/api/control', { action: 'stop' });
   });
 });

@@ -38,7 +38,9 @@ beforeEach(async () => {
 async function startRefusal(): Promise<string> {
   const res = await sim.api.post('/api/control', { action: 'start' });
   expect(res.status).toBe(422);
-  expect(Object.keys(res.body)).toEqual(['detail']);
+  // `detail` joins the messages; `messages` lists them one by one for clients that show each.
+  expect(Object.keys(res.body)).toEqual(['detail', 'messages']);
+  expect((res.body.messages as string[]).join('; ')).toBe(res.body.detail);
   const status = await sim.api.get('/api/status');
   expect(status.body.running).toBe(false);
   return res.body.detail as string;
@@ -134,6 +136,11 @@ describe('config bodies', () => {
     expect(res.body.detail).toMatch(/port/);
     expect(res.body.detail).toMatch(/target_ip/);
     expect(res.body.detail).toMatch(/efb_target_ips/);
+    // One message per bad field, each naming it.
+    const messages = res.body.messages as string[];
+    expect(messages).toHaveLength(3);
+    expect(messages.map((m) => m.split(':')[0]).sort()).toEqual(['efb_target_ips.0', 'port', 'target_ip']);
+    expect(messages.join('; ')).toBe(res.body.detail);
     const status = await sim.api.get('/api/status');
     expect((status.body.network as Record<string, unknown>).port).toBe(12000);
   });

@@ -81,3 +81,18 @@ export function stopProcess(proc: ChildProcess): Promise<void> {
     setTimeout(() => proc.kill('SIGKILL'), 2000).unref();
   });
 }
+
+/** waitFor for a probe that has to await (an HTTP status, a file). */
+export async function waitForAsync<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  stepMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

@@ -7,7 +7,15 @@ const DEBOUNCE_MS = 200;
 
 type Results = { q: string; airports: Airport[] } | { q: string; error: string } | null;
 
-export function AirportPicker({ status, airport, post }: { status: Status; airport: Airport | null; post: Post }) {
+export function AirportPicker({
+  status,
+  airport,
+  post,
+}: {
+  status: Status;
+  airport: Airport | null;
+  post: Post;
+}) {
   const [query, setQuery] = useState('');
   const q = useDebounced(query.trim(), DEBOUNCE_MS);
   const [results, setResults] = useState<Results>(null);
@@ -44,7 +52,14 @@ export function AirportPicker({ status, airport, post }: { status: Status; airpo
             {airport?.icao === status.airport_icao ? (
               <span class="muted">
                 {' '}
-                · {formatLat(airport.lat, 4)} {formatLon(airport.lon, 4)} · {airport.elevation_ft} ft
+                · {formatLat(airport.lat, 4)} {formatLon(airport.lon, 4)} ·{' '}
+                {airport.elevation_known === false ? (
+                  <span class="bad" data-testid="elevation-unknown">
+                    elevation unknown, starting at 0 ft
+                  </span>
+                ) : (
+                  `${airport.elevation_ft} ft`
+                )}
               </span>
             ) : null}
           </>
@@ -73,6 +88,7 @@ export function AirportPicker({ status, airport, post }: { status: Status; airpo
               <li key={a.icao}>
                 <button type="button" onClick={() => void pick(a)}>
                   <strong>{a.icao}</strong> {a.name}
+                  {a.elevation_known === false ? <span class="muted"> · elevation unknown</span> : null}
                 </button>
               </li>
             ))}

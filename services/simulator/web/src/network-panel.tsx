@@ -5,7 +5,8 @@ import type { NetworkSettings, Post, Status } from './types.js';
 export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
   const n = status.network;
   const m = status.modes;
-  const locked = status.running || status.starting;
+  // Settings apply while running; only a start in progress holds them.
+  const locked = status.starting;
   const set = (patch: Partial<NetworkSettings>) => void post('/api/config/network', patch);
   const efbMode = m.standalone || m.sender || m.rebroadcaster;
   const listens = m.receiver || m.rebroadcaster;
@@ -29,32 +30,71 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
           {m.sender ? (
             <>
               <div class="row">
-                <TextSetting name="target_ip" label="Target IP" value={n.target_ip} inputMode="decimal" placeholder="192.168.1.20" onCommit={(v) => set({ target_ip: v })} />
+                <TextSetting
+                  name="target_ip"
+                  label="Target IP"
+                  value={n.target_ip}
+                  inputMode="decimal"
+                  placeholder="192.168.1.20"
+                  onCommit={(v) => set({ target_ip: v })}
+                />
                 <NumberSetting name="port" label="Port" value={n.port} onCommit={(v) => set({ port: v })} />
               </div>
               <label class="field">
                 <span>Format</span>
-                <select name="sender_format" value={n.sender_format} onChange={(e) => set({ sender_format: e.currentTarget.value as 'nmea' | 'json' })}>
+                <select
+                  name="sender_format"
+                  value={n.sender_format}
+                  onChange={(e) => set({ sender_format: e.currentTarget.value as 'nmea' | 'json' })}
+                >
                   <option value="nmea">NMEA sentences</option>
                   <option value="json">JSON lines (for another simulator)</option>
                 </select>
               </label>
             </>
           ) : (
-            <NumberSetting name="listen_port" label="Listen port" value={n.listen_port} onCommit={(v) => set({ listen_port: v })} />
+            <NumberSetting
+              name="listen_port"
+              label="Listen port"
+              value={n.listen_port}
+              onCommit={(v) => set({ listen_port: v })}
+            />
           )}
         </fieldset>
       ) : null}
 
       <fieldset disabled={locked}>
         <legend>EFB (UDP 49002)</legend>
-        {efbMode ? null : <p class="muted">EFB output is available in stand-alone, sender and rebroadcaster modes.</p>}
-        <CheckSetting name="efb_enabled" label="EFB output" checked={n.efb_enabled} onChange={(v) => set({ efb_enabled: v })} />
+        {efbMode ? null : (
+          <p class="muted">EFB output is available in stand-alone, sender and rebroadcaster modes.</p>
+        )}
+        <CheckSetting
+          name="efb_enabled"
+          label="EFB output"
+          checked={n.efb_enabled}
+          onChange={(v) => set({ efb_enabled: v })}
+        />
         {n.efb_enabled ? (
           <>
-            <TextSetting name="efb_sim_name" label="Simulator name" value={n.efb_sim_name} placeholder="e.g. Cessna sim" onCommit={(v) => set({ efb_sim_name: v })} />
-            <CheckSetting name="efb_broadcast" label={`Broadcast (${n.efb_broadcast_address})`} checked={n.efb_broadcast} onChange={(v) => set({ efb_broadcast: v })} />
-            <CheckSetting name="efb_ip_enabled" label="Garmin Pilot/ForeFlight (IP Address)" checked={n.efb_ip_enabled} onChange={(v) => set({ efb_ip_enabled: v })} />
+            <TextSetting
+              name="efb_sim_name"
+              label="Simulator name"
+              value={n.efb_sim_name}
+              placeholder="e.g. Cessna sim"
+              onCommit={(v) => set({ efb_sim_name: v })}
+            />
+            <CheckSetting
+              name="efb_broadcast"
+              label={`Broadcast (${n.efb_broadcast_address})`}
+              checked={n.efb_broadcast}
+              onChange={(v) => set({ efb_broadcast: v })}
+            />
+            <CheckSetting
+              name="efb_ip_enabled"
+              label="Garmin Pilot/ForeFlight (IP Address)"
+              checked={n.efb_ip_enabled}
+              onChange={(v) => set({ efb_ip_enabled: v })}
+            />
             {n.efb_ip_enabled ? (
               <TextSetting
                 name="efb_target_ips"
@@ -63,7 +103,12 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
                 inputMode="decimal"
                 placeholder="192.168.1.30, 192.168.1.40-45"
                 onCommit={(v) =>
-                  set({ efb_target_ips: v.split(',').map((s) => s.trim()).filter((s) => s !== '') })
+                  set({
+                    efb_target_ips: v
+                      .split(',')
+                      .map((s) => s.trim())
+                      .filter((s) => s !== ''),
+                  })
                 }
               />
             ) : null}
@@ -74,12 +119,33 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
       {m.rebroadcaster ? (
         <fieldset disabled={locked}>
           <legend>Rebroadcast</legend>
-          <CheckSetting name="rebroadcast_usb" label="USB serial" checked={n.rebroadcast_usb} onChange={(v) => set({ rebroadcast_usb: v })} />
-          <CheckSetting name="rebroadcast_udp" label="UDP retransmit" checked={n.rebroadcast_udp} onChange={(v) => set({ rebroadcast_udp: v })} />
+          <CheckSetting
+            name="rebroadcast_usb"
+            label="USB serial"
+            checked={n.rebroadcast_usb}
+            onChange={(v) => set({ rebroadcast_usb: v })}
+          />
+          <CheckSetting
+            name="rebroadcast_udp"
+            label="UDP retransmit"
+            checked={n.rebroadcast_udp}
+            onChange={(v) => set({ rebroadcast_udp: v })}
+          />
           {n.rebroadcast_udp ? (
             <div class="row">
-              <TextSetting name="rebroadcast_udp_ip" label="Retransmit IP" value={n.rebroadcast_udp_ip} inputMode="decimal" onCommit={(v) => set({ rebroadcast_udp_ip: v })} />
-              <NumberSetting name="rebroadcast_udp_port" label="Retransmit port" value={n.rebroadcast_udp_port} onCommit={(v) => set({ rebroadcast_udp_port: v })} />
+              <TextSetting
+                name="rebroadcast_udp_ip"
+                label="Retransmit IP"
+                value={n.rebroadcast_udp_ip}
+                inputMode="decimal"
+                onCommit={(v) => set({ rebroadcast_udp_ip: v })}
+              />
+              <NumberSetting
+                name="rebroadcast_udp_port"
+                label="Retransmit port"
+                value={n.rebroadcast_udp_port}
+                onCommit={(v) => set({ rebroadcast_udp_port: v })}
+              />
             </div>
           ) : null}
         </fieldset>

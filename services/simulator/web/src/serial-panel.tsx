@@ -7,7 +7,8 @@ const BAUDRATES = [4800, 9600, 19200, 38400, 57600, 115200, 230400];
 export function SerialPanel({ status, post }: { status: Status; post: Post }) {
   const [devices, setDevices] = useState<SerialDevice[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const locked = status.running || status.starting;
+  // Settings apply while running; only a start in progress holds them.
+  const locked = status.starting;
 
   const refresh = useCallback(() => {
     setError(null);

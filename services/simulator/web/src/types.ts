@@ -54,6 +54,8 @@ export interface Airport {
   lat: number;
   lon: number;
   elevation_ft: number;
+  /** False when the database has no elevation: selecting it starts at 0 ft. */
+  elevation_known: boolean;
 }
 
 export interface SerialDevice {
