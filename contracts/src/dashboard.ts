@@ -3,8 +3,18 @@ import { UnixMillis } from './common.js';
 import { OperatingMode } from './enums.js';
 
 /**
+ * What the dashboard knows of one simulator, in one word: `offline` (process down or never seen),
+ * `idle` (process up, no heartbeat or position), `stopped` (emulator not running), `no input` (a
+ * receiver or rebroadcaster that has had no input yet), `feed lost` (its input stopped more than 5 s
+ * ago), `online`.
+ */
+export const FleetSimulatorStatus = z.enum(['offline', 'idle', 'stopped', 'no input', 'feed lost', 'online']);
+export type FleetSimulatorStatus = z.infer<typeof FleetSimulatorStatus>;
+
+/**
  * One simulator in the dashboard's fleet_state: the heartbeat fields, the last position and ages.
- * `online`: availability not `offline` (the last will), heartbeat younger than 3 s and position
+ * `online`: availability not `offline` (the last will), heartbeat younger than 3 s, the input age it
+ * reports (if any) at most 5 s, and position
  * (position topic, or a heartbeat carrying lat/lon) younger than 5 s. `available`: the simulator's
  * MQTT availability said `online` (or it sent a heartbeat since). Null fields: never reported.
  */
@@ -27,6 +37,11 @@ export const FleetSimulator = z.object({
   last_heartbeat_age_seconds: z.number().nullable(),
   last_position_age_seconds: z.number().nullable(),
   last_input_age_seconds: z.number().nullable(),
+  status: FleetSimulatorStatus,
+  /** A receiver or rebroadcaster whose last input is at most 5 s old; null when it reports no input age. */
+  receiving_input: z.boolean().nullable(),
+  /** SIMULATOR_IP as the heartbeat reports it (the rig the simulator pings). */
+  simulator_ip: z.string().nullable(),
 });
 export type FleetSimulator = z.infer<typeof FleetSimulator>;
 

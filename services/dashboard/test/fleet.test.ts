@@ -100,7 +100,51 @@ describe('fleet online rule', () => {
       last_heartbeat_age_seconds: 1.5,
       last_position_age_seconds: 1,
       last_input_age_seconds: 1.7,
+      status: 'online',
+      receiving_input: true,
+      simulator_ip: '10.0.0.9',
     });
+  });
+
+  it('names what it knows: process up, emulator running, input arriving, feed lost', () => {
+    const f = new FleetTracker({ expected: ['alpha'] });
+    const at = (ms: number) => f.get('alpha', T0 + ms)!;
+    expect(at(0)).toMatchObject({ status: 'offline', receiving_input: null });
+    f.availability('alpha', true);
+    expect(at(0)).toMatchObject({ status: 'idle', available: true });
+    f.heartbeat('alpha', hb({ running: false, lat: null, lon: null, last_input_age_seconds: null }), T0);
+    expect(at(100)).toMatchObject({ status: 'stopped' });
+    f.heartbeat('alpha', hb({ lat: null, lon: null, last_input_age_seconds: null }), T0 + 1000);
+    expect(at(1100)).toMatchObject({ status: 'no input', receiving_input: false });
+    f.heartbeat('alpha', hb({ last_input_age_seconds: 0.4 }), T0 + 2000);
+    expect(at(2100)).toMatchObject({ status: 'online', receiving_input: true, online: true });
+    // The feed stops: heartbeats go on, reporting an input age that grows past 5 s.
+    f.heartbeat('alpha', hb({ lat: null, lon: null, last_input_age_seconds: 5.4 }), T0 + 7000);
+    expect(at(7100)).toMatchObject({
+      status: 'feed lost',
+      receiving_input: false,
+      available: true,
+      online: false,
+    });
+    // An older simulator that keeps sending its last position is still seen as a lost feed.
+    f.heartbeat('alpha', hb({ last_input_age_seconds: 9 }), T0 + 8000);
+    expect(at(8100)).toMatchObject({ status: 'feed lost', receiving_input: false });
+    // Heartbeats stop too: the process is up (no last will) but silent.
+    expect(at(20_000)).toMatchObject({ status: 'idle', online: false });
+    f.availability('alpha', false);
+    expect(at(20_000)).toMatchObject({ status: 'offline' });
+  });
+
+  it('a simulator that sends positions only (no heartbeat outside rebroadcaster mode) is online while they are fresh', () => {
+    const f = new FleetTracker({ expected: ['alpha'] });
+    f.availability('alpha', true);
+    f.position('alpha', pos, T0);
+    expect(f.get('alpha', T0 + 4900)).toMatchObject({
+      status: 'online',
+      receiving_input: null,
+      simulator_ip: null,
+    });
+    expect(f.get('alpha', T0 + 5000)).toMatchObject({ status: 'idle' });
   });
 
   it('simulators that are not configured are shown after the configured ones, up to the bound', () => {

@@ -141,6 +141,9 @@ describe('fleet dashboard with real processes', () => {
       receiving_udp: true,
       lat: 61.17,
       lon: -122.31,
+      status: 'online',
+      receiving_input: true,
+      simulator_ip: '127.0.0.1',
     });
     ws.close();
   }, 15_000);
@@ -166,6 +169,33 @@ describe('fleet dashboard with real processes', () => {
     expect(seen.msg.simulators.find(isSim('sim-a'))?.online).toBe(true);
     ws.close();
   }, 15_000);
+
+  it('a rebroadcaster whose feed stops shows "feed lost" within 10 s, its process still up', async () => {
+    const { ws, messages } = await openWs(`${dashboardUrl.replace('http', 'ws')}/ws`);
+    await waitFor(
+      () => {
+        const last = messages.at(-1);
+        return last && FleetState.parse(last).simulators.find(isSim('sim-a'))?.status === 'online';
+      },
+      5000,
+      'sim-a online',
+    );
+    const stoppedAt = Date.now();
+    clearInterval(feeds[0]);
+    const seen = await waitFor(
+      () => {
+        const last = messages.at(-1);
+        const a = last ? FleetState.parse(last).simulators.find(isSim('sim-a')) : undefined;
+        return a?.status === 'feed lost' ? { at: Date.now(), a } : null;
+      },
+      12_000,
+      'sim-a feed lost',
+    );
+    expect(seen.at - stoppedAt).toBeLessThan(10_000);
+    expect(seen.a).toMatchObject({ available: true, running: true, receiving_input: false, online: false });
+    expect(seen.a.last_input_age_seconds).toBeGreaterThan(5);
+    ws.close();
+  }, 20_000);
 
   it('the dashboard process refuses every mutating method on every path', async () => {
     for (const path of ['/api/status', '/ws', '/', '/health', '/api/openapi.json', '/api/anything']) {

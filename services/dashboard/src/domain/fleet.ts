@@ -1,4 +1,4 @@
-import type { FleetSimulator, simulator } from '@outpost/contracts';
+import type { FleetSimulator, FleetSimulatorStatus, simulator } from '@outpost/contracts';
 
 type Heartbeat = simulator.SimulatorHeartbeat;
 type Position = simulator.SimulatorPosition;
@@ -7,6 +7,11 @@ type Position = simulator.SimulatorPosition;
 export const HEARTBEAT_FRESH_MS = 3000;
 /** …and its position younger than this (a heartbeat carrying lat/lon counts as a position report). */
 export const POSITION_FRESH_MS = 5000;
+/**
+ * A receiver's or rebroadcaster's input older than this is a lost feed (the simulator itself stops
+ * driving its outputs after the same 5 s).
+ */
+export const INPUT_FRESH_MS = 5000;
 /** Simulators seen on the bus but not configured are shown too, up to this many in all. */
 export const DEFAULT_MAX_SIMULATORS = 10_000;
 
@@ -40,6 +45,9 @@ const round = (v: number | null, digits: number): number | null => {
   const f = 10 ** digits;
   return Math.round(v * f) / f;
 };
+
+/** Modes whose position comes from a network feed that can be lost. */
+const listens = (mode: string | null): boolean => mode === 'receiver' || mode === 'rebroadcaster';
 
 const ageSeconds = (nowMs: number, atMs: number | null): number | null =>
   atMs === null ? null : Math.round(Math.max(0, nowMs - atMs) / 100) / 10;
@@ -124,26 +132,60 @@ export class FleetTracker {
     return { total: this.order.length, online };
   }
 
-  private isOnline(e: Entry, nowMs: number): boolean {
+  /** Fresh heartbeat and position, and fresh input when the heartbeat reports an input age. */
+  private isOnline(e: Entry, nowMs: number, inputAge = this.inputAge(e, nowMs)): boolean {
     return (
       e.available !== false &&
       e.hbAtMs !== null &&
       nowMs - e.hbAtMs < HEARTBEAT_FRESH_MS &&
       e.posAtMs !== null &&
-      nowMs - e.posAtMs < POSITION_FRESH_MS
+      nowMs - e.posAtMs < POSITION_FRESH_MS &&
+      // A held position is not a live one: a lost feed is not online even before its fix ages out.
+      (inputAge === null || inputAge * 1000 <= INPUT_FRESH_MS)
     );
+  }
+
+  /** The input age the last heartbeat reported, grown by the time since it arrived. */
+  private inputAge(e: Entry, nowMs: number): number | null {
+    const hbAge = ageSeconds(nowMs, e.hbAtMs);
+    const reported = e.hb?.last_input_age_seconds ?? null;
+    return reported === null || hbAge === null ? null : Math.round((reported + hbAge) * 10) / 10;
+  }
+
+  /**
+   * The one-word status: process up (availability), emulator running, input arriving. A heartbeat
+   * keeps carrying the mode and the input age, so a rebroadcaster whose feed died is `feed lost`
+   * although its process is fine.
+   */
+  private statusOf(
+    e: Entry,
+    nowMs: number,
+    inputAge: number | null,
+  ): { status: FleetSimulatorStatus; receivingInput: boolean | null } {
+    if (e.available === false) return { status: 'offline', receivingInput: null };
+    const hbFresh = e.hbAtMs !== null && nowMs - e.hbAtMs < HEARTBEAT_FRESH_MS;
+    if (hbFresh && e.hb) {
+      if (!e.hb.running) return { status: 'stopped', receivingInput: null };
+      if (!listens(e.hb.mode)) return { status: 'online', receivingInput: null };
+      if (inputAge === null) return { status: 'no input', receivingInput: false };
+      if (inputAge * 1000 > INPUT_FRESH_MS) return { status: 'feed lost', receivingInput: false };
+      return { status: 'online', receivingInput: true };
+    }
+    if (e.posAtMs !== null && nowMs - e.posAtMs < POSITION_FRESH_MS)
+      return { status: 'online', receivingInput: null };
+    return { status: e.available === true ? 'idle' : 'offline', receivingInput: null };
   }
 
   private entryJson(e: Entry, nowMs: number): string {
     if (e.cached === null) e.cached = this.staticJson(e);
     const hbAge = ageSeconds(nowMs, e.hbAtMs);
-    const reportedInput = e.hb?.last_input_age_seconds ?? null;
     // The reported input age was true when the heartbeat left; it keeps growing until the next one.
-    const inputAge =
-      reportedInput === null || hbAge === null ? null : Math.round((reportedInput + hbAge) * 10) / 10;
+    const inputAge = this.inputAge(e, nowMs);
+    const { status, receivingInput } = this.statusOf(e, nowMs, inputAge);
     return (
-      `${e.cached},"online":${this.isOnline(e, nowMs)},"last_heartbeat_age_seconds":${hbAge}` +
-      `,"last_position_age_seconds":${ageSeconds(nowMs, e.posAtMs)},"last_input_age_seconds":${inputAge}}`
+      `${e.cached},"online":${this.isOnline(e, nowMs, inputAge)},"last_heartbeat_age_seconds":${hbAge}` +
+      `,"last_position_age_seconds":${ageSeconds(nowMs, e.posAtMs)},"last_input_age_seconds":${inputAge}` +
+      `,"status":"${status}","receiving_input":${receivingInput}}`
     );
   }
 
@@ -158,7 +200,8 @@ export class FleetTracker {
       `,"sim_reachable":${hb ? hb.sim_reachable : null},"receiving_udp":${hb ? hb.receiving_udp : null}` +
       `,"uptime_seconds":${uptime},"uptime":${uptime},"mode":${mode},"running":${hb ? hb.running : null}` +
       `,"lat":${round(e.lat, 6)},"lon":${round(e.lon, 6)},"altitude_ft":${round(e.altitude_ft, 1)}` +
-      `,"speed_kts":${round(e.speed_kts, 1)},"heading":${round(e.heading, 1)}`
+      `,"speed_kts":${round(e.speed_kts, 1)},"heading":${round(e.heading, 1)}` +
+      `,"simulator_ip":${hb?.simulator_ip == null ? null : JSON.stringify(hb.simulator_ip)}`
     );
   }
 

@@ -30,6 +30,7 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
   let broker: RunningBroker;
   let sink: Socket;
   const feeds: ReturnType<typeof setInterval>[] = [];
+  const feedOf = new Map<string, ReturnType<typeof setInterval>>();
   const sims = new Map<string, ServiceProcess>();
   let dash: ServiceProcess;
   let b: E2EBrowser;
@@ -66,14 +67,19 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
       ),
     );
     const line = `${JSON.stringify({ lat, lon, alt_ft: 1500, speed_kts: 120, heading: 90 })}\n`;
-    feeds.push(setInterval(() => sink.send(line, listen, '127.0.0.1'), 400));
+    const feed = setInterval(() => sink.send(line, listen, '127.0.0.1'), 400);
+    feeds.push(feed);
+    feedOf.set(id, feed);
   }
 
   beforeAll(async () => {
     broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
     sink = createSocket('udp4');
     await new Promise<void>((r) => sink.bind(0, '127.0.0.1', () => r()));
-    await Promise.all([startSim('sim-alpha', 47.52704, -122.29995), startSim('sim-bravo', 47.44794, -122.31028)]);
+    await Promise.all([
+      startSim('sim-alpha', 47.52704, -122.29995),
+      startSim('sim-bravo', 47.44794, -122.31028),
+    ]);
     const port = await freePort();
     dash = await startService(
       DASHBOARD_MAIN,
@@ -98,9 +104,12 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
     await broker?.close();
   });
 
-  const cell = (page: Page, id: string, col: string) => page.locator(`tr[data-row="${id}"] td[data-col="${col}"]`);
+  const cell = (page: Page, id: string, col: string) =>
+    page.locator(`tr[data-row="${id}"] td[data-col="${col}"]`);
   const rowIds = (page: Page, table: string) =>
-    page.locator(`table[aria-label="${table}"] tbody tr`).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-row')));
+    page
+      .locator(`table[aria-label="${table}"] tbody tr`)
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-row')));
 
   let desktop: Page;
   let phone: Page;
@@ -111,8 +120,12 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
     await desktop.goto(dash.url);
     await phone.goto(dash.url);
     for (const page of [desktop, phone]) {
-      await expect.poll(() => cell(page, 'sim-alpha', 'online').textContent(), { timeout: 8000 }).toBe('online');
-      await expect.poll(() => cell(page, 'sim-bravo', 'online').textContent(), { timeout: 8000 }).toBe('online');
+      await expect
+        .poll(() => cell(page, 'sim-alpha', 'online').textContent(), { timeout: 8000 })
+        .toBe('online');
+      await expect
+        .poll(() => cell(page, 'sim-bravo', 'online').textContent(), { timeout: 8000 })
+        .toBe('online');
       await expect.poll(() => page.getByTestId('conn').textContent()).toBe('live');
     }
     expect(await cell(desktop, 'sim-never', 'online').textContent()).toBe('offline');
@@ -124,11 +137,15 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
 
     // Uptime is pushed every second, not fetched once.
     const before = await cell(desktop, 'sim-alpha', 'uptime').textContent();
-    await expect.poll(() => cell(desktop, 'sim-alpha', 'uptime').textContent(), { timeout: 4000 }).not.toBe(before);
+    await expect
+      .poll(() => cell(desktop, 'sim-alpha', 'uptime').textContent(), { timeout: 4000 })
+      .not.toBe(before);
 
     await screenshot(desktop, 'dashboard-desktop');
     await screenshot(phone, 'dashboard-phone-dark');
-    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      PHONE.width,
+    );
   }, 30_000);
 
   it('sorts by a column header and filters by id and by status', async () => {
@@ -161,6 +178,19 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard in Chromium', () => {
     expect(await desktop.getByTestId('summary').textContent()).toBe('1 of 3 simulators online');
     console.info(`dashboard row went offline ${elapsed} ms after SIGKILL`);
   }, 10_000);
+
+  it('shows "feed lost" for a rebroadcaster whose position feed stops, within 10 s', async () => {
+    expect(await cell(desktop, 'sim-alpha', 'online').textContent()).toBe('online');
+    const t0 = Date.now();
+    clearInterval(feedOf.get('sim-alpha'));
+    await cell(desktop, 'sim-alpha', 'online').filter({ hasText: 'feed lost' }).waitFor({ timeout: 10_000 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    // The process is still up and the emulator still running: only the input is gone.
+    expect(await cell(desktop, 'sim-alpha', 'process').textContent()).toBe('up');
+    expect(await cell(desktop, 'sim-alpha', 'running').textContent()).toBe('yes');
+    expect(await cell(desktop, 'sim-alpha', 'receiving').textContent()).toBe('no');
+    await screenshot(desktop, 'dashboard-feed-lost');
+  }, 15_000);
 
   it('serves the page compressed with caching headers, and logged no console errors', async () => {
     const index = await fetch(`${dash.url}/`, { headers: { 'accept-encoding': 'gzip, br' } });

@@ -6,8 +6,22 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
   {
     key: 'online',
     title: 'Status',
-    value: (s) => s.online,
-    render: (s) => <Flag value={s.online} yes="online" no="offline" />,
+    value: (s) => s.status,
+    // Older dashboards' snapshots have no status word: fall back to online/offline.
+    render: (s) => {
+      const word = s.status ?? (s.online ? 'online' : 'offline');
+      return (
+        <span class={word === 'online' ? 'good' : word === 'idle' || word === 'stopped' ? 'muted' : 'bad'}>
+          {word}
+        </span>
+      );
+    },
+  },
+  {
+    key: 'process',
+    title: 'Process',
+    value: (s) => s.available,
+    render: (s) => <Flag value={s.available} yes="up" no="down" />,
   },
   { key: 'mode', title: 'Mode', value: (s) => s.mode },
   { key: 'running', title: 'Running', value: (s) => s.running, render: (s) => <Flag value={s.running} /> },
@@ -20,9 +34,10 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
   {
     key: 'receiving',
     title: 'Receiving',
-    value: (s) => s.receiving_udp,
-    render: (s) => <Flag value={s.receiving_udp} />,
+    value: (s) => s.receiving_input ?? s.receiving_udp,
+    render: (s) => <Flag value={s.receiving_input ?? s.receiving_udp} />,
   },
+  { key: 'sim_ip', title: 'Sim IP', value: (s) => s.simulator_ip, render: (s) => s.simulator_ip ?? '–' },
   {
     key: 'uptime',
     title: 'Uptime',
@@ -32,9 +47,27 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
   },
   { key: 'lat', title: 'Lat', value: (s) => s.lat, render: (s) => formatNumber(s.lat, 5), numeric: true },
   { key: 'lon', title: 'Lon', value: (s) => s.lon, render: (s) => formatNumber(s.lon, 5), numeric: true },
-  { key: 'alt', title: 'Alt ft', value: (s) => s.altitude_ft, render: (s) => formatNumber(s.altitude_ft), numeric: true },
-  { key: 'kts', title: 'kt', value: (s) => s.speed_kts, render: (s) => formatNumber(s.speed_kts), numeric: true },
-  { key: 'hdg', title: 'Hdg', value: (s) => s.heading, render: (s) => formatNumber(s.heading), numeric: true },
+  {
+    key: 'alt',
+    title: 'Alt ft',
+    value: (s) => s.altitude_ft,
+    render: (s) => formatNumber(s.altitude_ft),
+    numeric: true,
+  },
+  {
+    key: 'kts',
+    title: 'kt',
+    value: (s) => s.speed_kts,
+    render: (s) => formatNumber(s.speed_kts),
+    numeric: true,
+  },
+  {
+    key: 'hdg',
+    title: 'Hdg',
+    value: (s) => s.heading,
+    render: (s) => formatNumber(s.heading),
+    numeric: true,
+  },
   {
     key: 'input_age',
     title: 'Last input',
@@ -59,7 +92,12 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
     value: (g) => g.controller_online,
     render: (g) => <Flag value={g.controller_online} yes="online" no="offline" />,
   },
-  { key: 'running', title: 'Generator', value: (g) => g.running, render: (g) => <Flag value={g.running} yes="running" no="stopped" /> },
+  {
+    key: 'running',
+    title: 'Generator',
+    value: (g) => g.running,
+    render: (g) => <Flag value={g.running} yes="running" no="stopped" />,
+  },
   { key: 'armed', title: 'Armed', value: (g) => g.armed, render: (g) => <Flag value={g.armed} /> },
   {
     key: 'relaynode',
@@ -67,18 +105,31 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
     value: (g) => g.relaynode_online,
     render: (g) => <Flag value={g.relaynode_online} yes="online" no="offline" />,
   },
-  { key: 'relay', title: 'Relay', value: (g) => g.relay_on, render: (g) => <Flag value={g.relay_on} yes="on" no="off" /> },
+  {
+    key: 'relay',
+    title: 'Relay',
+    value: (g) => g.relay_on,
+    render: (g) => <Flag value={g.relay_on} yes="on" no="off" />,
+  },
   {
     key: 'epo',
     title: 'EPO',
     value: (g) => g.physical_safety_engaged,
     // An engaged emergency stop is the alarm, so "yes" is drawn as bad.
-    render: (g) => <Flag value={g.physical_safety_engaged === null ? null : !g.physical_safety_engaged} yes="clear" no="ENGAGED" />,
+    render: (g) => (
+      <Flag
+        value={g.physical_safety_engaged === null ? null : !g.physical_safety_engaged}
+        yes="clear"
+        no="ENGAGED"
+      />
+    ),
   },
   {
     key: 'failsafe',
     title: 'Failsafe',
     value: (g) => g.failsafe_triggered,
-    render: (g) => <Flag value={g.failsafe_triggered === null ? null : !g.failsafe_triggered} yes="ok" no="TRIGGERED" />,
+    render: (g) => (
+      <Flag value={g.failsafe_triggered === null ? null : !g.failsafe_triggered} yes="ok" no="TRIGGERED" />
+    ),
   },
 ];

@@ -16,6 +16,10 @@ export interface FleetSimulator {
   last_heartbeat_age_seconds: number | null;
   last_position_age_seconds: number | null;
   last_input_age_seconds: number | null;
+  /** offline, idle, stopped, no input, feed lost or online. */
+  status: string;
+  receiving_input: boolean | null;
+  simulator_ip: string | null;
 }
 
 export interface FleetSite {
