@@ -115,7 +115,9 @@ export const HistoryQuery = z
   .strict();
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 
-export const HistoryResponse = z.object({ runs: z.array(RunRecord), total: z.number().int().nonnegative() });
+/** The spec's "list of run records"; how many match the filter in all rides in HISTORY_TOTAL_HEADER. */
+export const HistoryResponse = z.array(RunRecord);
+export const HISTORY_TOTAL_HEADER = 'X-Total-Count';
 
 export const StatsQuery = z
   .object({ days: z.coerce.number().int().min(1).max(LIMITS.statsDaysMax).default(30) })

@@ -14,6 +14,8 @@ export interface ApiOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /** Sees the response's headers (a total count beside a list, say) before the body is returned. */
+  onHeaders?: (headers: Headers) => void;
   /** Extra request headers, e.g. a bearer token. */
   headers?: Record<string, string>;
 }
@@ -51,6 +53,7 @@ export async function apiFetch<T>(path: string, opts: ApiOptions = {}): Promise<
     }
   }
   if (!res.ok) throw new ApiError(res.status, detailOf(body) ?? `${res.status} ${res.statusText}`, body);
+  opts.onHeaders?.(res.headers);
   return body as T;
 }
 

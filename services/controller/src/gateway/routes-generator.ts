@@ -128,14 +128,23 @@ export function generatorRoutes(svc: ControllerService) {
       path: '/api/generator/history',
       tags,
       request: { query: generator.HistoryQuery },
-      responses: { 200: json(generator.HistoryResponse), ...errorResponses([401, 422]) },
+      responses: {
+        200: {
+          ...json(generator.HistoryResponse),
+          headers: z.object({
+            [generator.HISTORY_TOTAL_HEADER]: z.string().openapi({
+              description: 'How many runs match trigger_type in all, beyond limit',
+            }),
+          }),
+        },
+        ...errorResponses([401, 422]),
+      },
     }),
     async (c) => {
       const q = c.req.valid('query');
-      return c.json(
-        (await runHistory(svc.db, q.limit, q.trigger_type)) as z.infer<typeof generator.HistoryResponse>,
-        200,
-      );
+      const { runs, total } = await runHistory(svc.db, q.limit, q.trigger_type);
+      c.header(generator.HISTORY_TOTAL_HEADER, String(total));
+      return c.json(runs as z.infer<typeof generator.HistoryResponse>, 200);
     },
   );
 

@@ -202,7 +202,7 @@ describe('broker killed and restarted mid-run, every generator service up', () =
     expect(eventsAfter('generator.stopped.manual').some((e) => e.data.run_id === runId)).toBe(true);
     await waitFor(() => notifierEventIds(notifier).has(stopped?.event_id ?? ''), 5000);
     // The run is in the history once, closed by the stop made during the outage.
-    const runs = (await api.get('/api/generator/history')).body.runs as Record<string, unknown>[];
+    const runs = (await api.get('/api/generator/history')).body as Record<string, unknown>[];
     expect(runs.filter((r) => r.id === runId)).toMatchObject([{ stop_reason: 'manual' }]);
   });
 });

@@ -75,11 +75,18 @@ describe('controller killed mid-run', () => {
       intervalSeconds: INTERVAL_S,
       extra: { BOOT_ARMING_POLICY: 'fail_safe' },
     });
-  const history = async (api: Api) =>
-    (await api.get('/api/generator/history?limit=500')).body as {
-      runs: { id: number; start_time: number; stop_time: number | null; stop_reason: string | null }[];
-      total: number;
+  const history = async (api: Api) => {
+    const res = await api.get('/api/generator/history?limit=500');
+    return {
+      runs: res.body as {
+        id: number;
+        start_time: number;
+        stop_time: number | null;
+        stop_reason: string | null;
+      }[],
+      total: Number(res.headers.get('x-total-count')),
     };
+  };
   /** A start on a fresh process answers 503 until its broker connection is up. */
   const start = async (api: Api) => {
     const deadline = Date.now() + 10_000;

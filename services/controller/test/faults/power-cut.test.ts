@@ -157,7 +157,7 @@ describe.each(['fail_safe', 'preserve_state'] as const)('power cut mid-run (%s)'
       });
       const history = await api.get('/api/generator/history');
       expect(history.status).toBe(200);
-      const runs = history.body.runs as Record<string, unknown>[];
+      const runs = history.body as Record<string, unknown>[];
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ id: runId, stop_reason: 'error', notes: 'power cut' });
       const schedules = await api.get('/api/schedules');

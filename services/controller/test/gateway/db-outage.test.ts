@@ -62,7 +62,7 @@ describe('relay OFF always works (PostgreSQL goes away)', () => {
       t.clock.advance(5000);
       return t.svc.controller.pendingWrites === 0;
     }, 15_000);
-    const run = (await t.request('GET', '/api/generator/history')).body.runs[0];
+    const run = (await t.request('GET', '/api/generator/history')).body[0];
     expect(run).toMatchObject({
       id: start.body.run_id,
       stop_reason: 'manual',

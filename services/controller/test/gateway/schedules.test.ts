@@ -93,9 +93,9 @@ describe('/api/schedules', () => {
     await waitFor(async () => (await t.request('GET', '/api/schedules/1')).body.last_result === 'started');
     t.clock.advance(20 * MIN);
     await waitFor(
-      async () => (await t.request('GET', '/api/generator/history')).body.runs[0]?.stop_reason !== null,
+      async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_reason !== null,
     );
-    const run = (await t.request('GET', '/api/generator/history')).body.runs[0];
+    const run = (await t.request('GET', '/api/generator/history')).body[0];
     expect(run).toMatchObject({
       trigger_type: 'scheduled',
       stop_reason: 'scheduled_end',
@@ -195,9 +195,9 @@ describe('/api/exercise', () => {
     expect(t.svc.controller.view().trigger).toBe('exercise');
     t.clock.advance(15 * MIN);
     await waitFor(
-      async () => (await t.request('GET', '/api/generator/history')).body.runs[0]?.stop_reason !== null,
+      async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_reason !== null,
     );
-    const run = (await t.request('GET', '/api/generator/history')).body.runs[0];
+    const run = (await t.request('GET', '/api/generator/history')).body[0];
     expect(run).toMatchObject({
       trigger_type: 'exercise',
       stop_reason: 'exercise_end',

@@ -147,7 +147,12 @@ export function clientWithToken(baseUrl: string, token: string) {
       body: body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    return {
+      status: res.status,
+      // biome-ignore lint/suspicious/noExplicitAny: tests inspect JSON bodies (objects and lists) freely
+      body: (text ? JSON.parse(text) : {}) as any,
+      headers: res.headers,
+    };
   };
   return {
     token,

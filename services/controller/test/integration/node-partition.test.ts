@@ -83,7 +83,7 @@ describe('relay node alone cut off from the broker (real processes)', () => {
     // Still cut off: only the controller's own reasoning about the lease can close the run.
     await waitFor(async () => (await api.state()).running === false, 1500);
     expect(Date.now() - cutAt).toBeLessThan(LEASE_MS + INTERVAL_MS + 1500);
-    const [run] = (await api.get('/api/generator/history?limit=1')).body.runs as Record<string, unknown>[];
+    const [run] = (await api.get('/api/generator/history?limit=1')).body as Record<string, unknown>[];
     expect(run).toMatchObject({ stop_reason: 'comm_loss' });
     // Every heartbeat issued after the node's failsafe says OFF.
     const failsafeBy = cutAt + LEASE_MS;

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { useLoad } from './feedback.js';
 import { RuntimeChart, runtimePerDay } from './runtime-chart.js';
-import { type History, type Stats, TRIGGERS } from './types.js';
+import { HISTORY_TOTAL_HEADER, type History, type Stats, TRIGGERS } from './types.js';
 
 const at = (s: number | null) => (s ? new Date(s * 1000).toLocaleString() : '–');
 
@@ -13,8 +13,19 @@ export function HistoryPage() {
   const [days, setDays] = useState(30);
   const q = new URLSearchParams({ limit: String(limit) });
   if (trigger) q.set('trigger_type', trigger);
-  const runs = useLoad(() => api<History>(`/api/generator/history?${q}`));
-  const chartRuns = useLoad(() => api<History>(`/api/generator/history?limit=1000${trigger ? `&trigger_type=${trigger}` : ''}`));
+  const runs = useLoad(async () => {
+    let total: number | null = null;
+    const list = await api<History>(`/api/generator/history?${q}`, {
+      onHeaders: (h) => {
+        const n = Number(h.get(HISTORY_TOTAL_HEADER));
+        total = Number.isFinite(n) ? n : null;
+      },
+    });
+    return { runs: list, total: total ?? list.length };
+  });
+  const chartRuns = useLoad(() =>
+    api<History>(`/api/generator/history?limit=1000${trigger ? `&trigger_type=${trigger}` : ''}`),
+  );
   const stats = useLoad(() => api<Stats>(`/api/generator/stats?days=${days}`));
   const reload = () => {
     runs.reload();
@@ -45,11 +56,25 @@ export function HistoryPage() {
           </label>
           <label class="field">
             <span>Runs shown</span>
-            <input type="number" name="limit" min={1} max={1000} value={limit} onInput={(e) => setLimit(Number(e.currentTarget.value) || 50)} />
+            <input
+              type="number"
+              name="limit"
+              min={1}
+              max={1000}
+              value={limit}
+              onInput={(e) => setLimit(Number(e.currentTarget.value) || 50)}
+            />
           </label>
           <label class="field">
             <span>Period (days)</span>
-            <input type="number" name="days" min={1} max={3650} value={days} onInput={(e) => setDays(Number(e.currentTarget.value) || 30)} />
+            <input
+              type="number"
+              name="days"
+              min={1}
+              max={3650}
+              value={days}
+              onInput={(e) => setDays(Number(e.currentTarget.value) || 30)}
+            />
           </label>
           <button type="submit" class="primary">
             Apply
@@ -88,7 +113,9 @@ export function HistoryPage() {
         ) : null}
       </Card>
       <Card title="Runtime per day">
-        {chartRuns.data ? <RuntimeChart data={runtimePerDay(chartRuns.data.runs, Math.min(days, 90), Date.now() / 1000)} /> : null}
+        {chartRuns.data ? (
+          <RuntimeChart data={runtimePerDay(chartRuns.data, Math.min(days, 90), Date.now() / 1000)} />
+        ) : null}
       </Card>
       <Card title="Run history" wide>
         {runs.error ? <Banner>{runs.error}</Banner> : null}
@@ -119,7 +146,9 @@ export function HistoryPage() {
                       <td class="num">{formatDuration(r.duration_seconds)}</td>
                       <td>{r.trigger_type}</td>
                       <td>{r.stop_reason ?? '–'}</td>
-                      <td class="num">{r.estimated_fuel_used === null ? '–' : r.estimated_fuel_used.toFixed(3)}</td>
+                      <td class="num">
+                        {r.estimated_fuel_used === null ? '–' : r.estimated_fuel_used.toFixed(3)}
+                      </td>
                       <td>
                         {r.fuel_type_at_run ?? '–'} / {r.load_at_run ?? '–'}%
                       </td>
