@@ -1,12 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator, HoaPosition } from '@outpost/contracts';
-import { HttpError } from '@outpost/runtime';
 import { writeAudit } from '../db/audit-store.js';
 import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
 import type { MockGpio } from '../inputs/mock-gpio.js';
-import { postWebhook } from '../outbox/webhook-client.js';
 import type { ControllerService } from '../service.js';
 import { actorOf, errorResponses, router } from './context.js';
+import { sendWebhookTest, webhookTestRoute } from './routes-webhooks.js';
 
 const json = <T extends z.ZodType>(schema: T) => ({
   content: { 'application/json': { schema } },
@@ -126,55 +125,9 @@ export function devRoutes(svc: ControllerService, gpio: MockGpio) {
     },
   );
 
-  r.openapi(
-    createRoute({
-      method: 'post',
-      path: '/api/dev/webhook/test',
-      tags,
-      summary: 'Sends a signed webhook.test event to every enabled webhook now',
-      responses: {
-        200: json(
-          z.object({
-            sent: z.number().int(),
-            results: z.array(
-              z.object({
-                webhook_id: z.number().int(),
-                url: z.string(),
-                ok: z.boolean(),
-                status: z.number().int().nullable(),
-                error: z.string().nullable(),
-              }),
-            ),
-          }),
-        ),
-        ...errorResponses([401, 409]),
-      },
-    }),
-    async (c) => {
-      const hooks = await svc.outbox.enabledWebhooks();
-      if (hooks.length === 0)
-        throw new HttpError(409, 'No enabled webhook to test; create one with POST /api/webhooks');
-      const timestamp = Math.floor(svc.clock.now() / 1000);
-      const a = actorOf(c);
-      const results = await Promise.all(
-        hooks.map(async (h) => {
-          const res = await postWebhook(h.url, h.secret, {
-            event: 'webhook.test',
-            timestamp,
-            data: { message: 'Outpost webhook test', requested_by: a.who },
-          });
-          return { webhook_id: h.id, url: h.url, ...res };
-        }),
-      );
-      await writeAudit(svc.db, {
-        at: svc.clock.now(),
-        who: a.who,
-        from: a.from,
-        action: 'dev.webhook_test',
-        details: { results },
-      });
-      return c.json({ sent: results.length, results }, 200);
-    },
+  // The spec's development path; the same test is POST /api/webhooks/test in every mode.
+  r.openapi(webhookTestRoute('/api/dev/webhook/test'), async (c) =>
+    c.json(await sendWebhookTest(svc, actorOf(c), 'dev.webhook_test'), 200),
   );
 
   return r;

@@ -4,7 +4,9 @@ import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { writeAudit } from '../db/audit-store.js';
 import type { DeliveryRow, WebhookRow } from '../db/outbox-store.js';
+import { postWebhook } from '../outbox/webhook-client.js';
 import type { ControllerService } from '../service.js';
+import type { Actor } from '../domain/types.js';
 import { actorOf, errorResponses, router, sec } from './context.js';
 
 const json = <T extends z.ZodType>(schema: T) => ({
@@ -50,12 +52,68 @@ const deliveryView = (d: DeliveryRow) => ({
   created_at: Math.floor(d.created_at / 1000),
 });
 
+const WebhookTestResult = z.object({
+  sent: z.number().int(),
+  results: z.array(
+    z.object({
+      webhook_id: z.number().int(),
+      url: z.string(),
+      ok: z.boolean(),
+      status: z.number().int().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+
+export const webhookTestRoute = (path: string) =>
+  createRoute({
+    method: 'post',
+    path,
+    tags,
+    summary: 'Sends a signed webhook.test event to every enabled webhook now',
+    responses: { 200: json(WebhookTestResult), ...errorResponses([401, 409]) },
+  });
+
+/** One signed webhook.test to each enabled webhook, the outcome of each, and an audit entry. */
+export async function sendWebhookTest(
+  svc: ControllerService,
+  actor: Actor,
+  auditAction: string,
+): Promise<z.infer<typeof WebhookTestResult>> {
+  const hooks = await svc.outbox.enabledWebhooks();
+  if (hooks.length === 0)
+    throw new HttpError(409, 'No enabled webhook to test; create one with POST /api/webhooks');
+  const timestamp = Math.floor(svc.clock.now() / 1000);
+  const results = await Promise.all(
+    hooks.map(async (h) => {
+      const res = await postWebhook(h.url, h.secret, {
+        event: 'webhook.test',
+        timestamp,
+        data: { message: 'Outpost webhook test', requested_by: actor.who },
+      });
+      return { webhook_id: h.id, url: h.url, ...res };
+    }),
+  );
+  await writeAudit(svc.db, {
+    at: svc.clock.now(),
+    who: actor.who,
+    from: actor.from,
+    action: auditAction,
+    details: { results },
+  });
+  return { sent: results.length, results };
+}
+
 export function webhookRoutes(svc: ControllerService) {
   const r = router();
   const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
     const a = actorOf(c);
     return writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details });
   };
+
+  r.openapi(webhookTestRoute('/api/webhooks/test'), async (c) =>
+    c.json(await sendWebhookTest(svc, actorOf(c), 'webhook.test'), 200),
+  );
 
   r.openapi(
     createRoute({

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerEnv } from '../../src/config.js';
 import { type RunningController, startController } from '../../src/run-controller.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -76,6 +77,35 @@ describe('a Pi with no BMS pin', () => {
     const entity = config!.cmps.input_warning;
     expect(entity).toMatchObject({ p: 'sensor', entity_category: 'diagnostic', icon: 'mdi:alert' });
     expect(entity?.value_template).toContain('automatic start disabled: no input pin (BMS_GPIO_PIN)');
+  });
+
+  it('tests webhooks from the admin API, with no development endpoints on a Pi', async () => {
+    const rx = await startReceiver();
+    try {
+      const login = await fetch(`${controller.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: 'missing-pin-admin-pw' }),
+      });
+      const { access_token } = (await login.json()) as { access_token: string };
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${controller.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+          body: body === undefined ? '{}' : JSON.stringify(body),
+        });
+      expect((await call('POST', '/api/dev/webhook/test')).status).toBe(404);
+      expect((await call('POST', '/api/webhooks/test')).status).toBe(409);
+      expect((await call('POST', '/api/webhooks', { url: rx.url, secret: 'pi-webhook-secret' })).status).toBe(
+        201,
+      );
+      const res = await call('POST', '/api/webhooks/test');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ sent: 1, results: [{ ok: true, status: 200 }] });
+      expect(JSON.parse(rx.requests[0]!.body)).toMatchObject({ event: 'webhook.test' });
+    } finally {
+      await rx.close();
+    }
   });
 
   it.skipIf(!browserTestsEnabled())("shows it on the console's status page", async () => {

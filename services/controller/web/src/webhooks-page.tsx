@@ -62,7 +62,7 @@ export function WebhooksPage() {
   const test = () =>
     void act.run(async () => {
       const r = await api<{ sent: number; results: { url: string; ok: boolean; status: number | null; error: string | null }[] }>(
-        '/api/dev/webhook/test',
+        '/api/webhooks/test',
         { method: 'POST' },
       );
       const failed = r.results.filter((x) => !x.ok);
