@@ -24,9 +24,11 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as tar from 'tar';
+import { hashTree } from './archive-check.js';
 
 export const BACKUP_FORMAT = 'outpost-backup';
-export const BACKUP_VERSION = 1;
+/** 2: the manifest lists every file with its SHA-256. */
+export const BACKUP_VERSION = 2;
 /** The PostgreSQL schemas of the services that own data. */
 export const OUTPOST_SCHEMAS = ['controller', 'notifier'] as const;
 export const DUMP_FILE = 'db/postgres.sql';
@@ -43,6 +45,8 @@ export interface Manifest {
   schemas: string[];
   data_entries: string[];
   pglite_dirs: string[];
+  /** Archive path → SHA-256 of every file under data/ and db/ (version 2 on). */
+  files?: Record<string, string>;
 }
 
 export class BackupError extends Error {
@@ -232,6 +236,7 @@ export async function backup(opts: BackupOptions): Promise<{ file: string; manif
       schemas,
       data_entries: entries,
       pglite_dirs: copyPglite,
+      files: hashTree(staging, ['data', 'db']),
     };
     writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
 

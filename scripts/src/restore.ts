@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as tar from 'tar';
+import { hashMismatch, hashTree, metaCommandLine } from './archive-check.js';
 import { z } from 'zod';
 import {
   assertPgliteIdle,
@@ -36,6 +37,7 @@ const ManifestSchema = z.object({
       .refine((s) => !s.includes('/') && s !== '..' && s !== '.'),
   ),
   pglite_dirs: z.array(z.string()),
+  files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).optional(),
 });
 
 export interface RestoreOptions {
@@ -63,12 +65,26 @@ export async function restore(opts: RestoreOptions): Promise<RestoreResult> {
   // Unpacked inside DATA_DIR (same file system, writable by whoever owns it) so each entry moves
   // into place with a rename, never half-copied.
   const staging = mkdtempSync(join(dataDir, RESTORE_STAGING_PREFIX));
+  const links: string[] = [];
   try {
     try {
-      await tar.x({ file: archive, cwd: staging, strict: true });
+      // Files and directories only: a link in an archive from elsewhere could point out of DATA_DIR.
+      await tar.x({
+        file: archive,
+        cwd: staging,
+        strict: true,
+        filter: (path, entry) => {
+          const type = (entry as { type?: string }).type ?? 'unknown';
+          const plain = type === 'File' || type === 'OldFile' || type === 'Directory';
+          if (!plain) links.push(`${path} (${type})`);
+          return plain;
+        },
+      });
     } catch (err) {
       throw new BackupError(`${archive} is not a readable backup: ${(err as Error).message}`);
     }
+    if (links.length > 0)
+      throw new BackupError(`${archive} holds ${links[0]}: a backup holds files and directories only`);
     const manifestPath = join(staging, 'manifest.json');
     if (!existsSync(manifestPath))
       throw new BackupError(`${archive} has no manifest.json: not an Outpost backup`);
@@ -79,6 +95,20 @@ export async function restore(opts: RestoreOptions): Promise<RestoreResult> {
       );
     const manifest = parsed.data as Manifest;
     const notes: string[] = [];
+    if (manifest.files) {
+      const wrong = hashMismatch(hashTree(staging, ['data', 'db']), manifest.files);
+      if (wrong) throw new BackupError(`${archive} is damaged or altered: ${wrong}`);
+    } else {
+      notes.push('this backup was made by an earlier version, whose manifest lists no hashes to verify');
+    }
+    if (manifest.database === 'postgresql') {
+      const dumpPath = join(staging, DUMP_FILE);
+      const line = existsSync(dumpPath) ? metaCommandLine(readFileSync(dumpPath, 'utf8')) : null;
+      if (line !== null)
+        throw new BackupError(
+          `${archive}: the database dump holds a psql command on line ${line}; a pg_dump never writes one, so it is refused`,
+        );
+    }
 
     if (manifest.database === 'postgresql' && !opts.databaseUrl)
       throw new BackupError(

@@ -1,11 +1,22 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256File } from '../src/archive-check.js';
 import { ensureSecrets } from '../src/secrets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -280,5 +291,79 @@ describe('backup and restore with PostgreSQL', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('set DATABASE_URL');
     expect(existsSync(join(work, 'fresh', 'secrets.json'))).toBe(false);
+  });
+});
+
+describe('a restore checks the archive before it changes anything', () => {
+  /** A real backup of a small DATA_DIR, unpacked so a test can alter it and pack it again. */
+  async function unpackedBackup() {
+    const work = tempDir();
+    const dataDir = join(work, 'data');
+    seedDataDir(dataDir);
+    const file = join(work, 'site.tar.gz');
+    expect(cli('backup', ['--out', file], { DATA_DIR: dataDir }, work).status).toBe(0);
+    const tree = join(work, 'tree');
+    mkdirSync(tree);
+    await tar.x({ file, cwd: tree });
+    const manifest = JSON.parse(readFileSync(join(tree, 'manifest.json'), 'utf8'));
+    expect(Object.keys(manifest.files)).toContain('data/secrets.json');
+    const repack = async (name: string) => {
+      writeFileSync(join(tree, 'manifest.json'), JSON.stringify(manifest));
+      const out = join(work, name);
+      await tar.c({ gzip: true, cwd: tree, file: out }, readdirSync(tree));
+      return out;
+    };
+    const target = join(work, 'restored');
+    const restoreInto = (archive: string, env: Record<string, string> = {}) =>
+      cli('restore', [archive], { DATA_DIR: target, ...env }, work);
+    return { work, tree, manifest, repack, target, restoreInto };
+  }
+
+  it('refuses a file changed after the backup, and a file the manifest does not list', async () => {
+    const b = await unpackedBackup();
+    writeFileSync(join(b.tree, 'data', 'secrets.json'), '{"jwt_secret":"chosen-by-someone-else"}');
+    const changed = b.restoreInto(await b.repack('changed.tar.gz'));
+    expect(changed.status).toBe(1);
+    expect(changed.stderr).toContain('data/secrets.json does not match its SHA-256 in the manifest');
+    expect(existsSync(join(b.target, 'secrets.json'))).toBe(false);
+
+    b.manifest.files['data/secrets.json'] = sha256File(join(b.tree, 'data', 'secrets.json'));
+    writeFileSync(join(b.tree, 'data', 'extra.sh'), 'echo hi\n');
+    const extra = b.restoreInto(await b.repack('extra.tar.gz'));
+    expect(extra.status).toBe(1);
+    expect(extra.stderr).toContain('data/extra.sh is not listed in the manifest');
+    expect(existsSync(join(b.target, 'secrets.json'))).toBe(false);
+  });
+
+  it('refuses a link inside the archive', async () => {
+    const b = await unpackedBackup();
+    symlinkSync('/etc/passwd', join(b.tree, 'data', 'passwd'));
+    const r = b.restoreInto(await b.repack('link.tar.gz'));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('data/passwd (SymbolicLink): a backup holds files and directories only');
+    expect(existsSync(join(b.target, 'secrets.json'))).toBe(false);
+  });
+
+  it('never hands psql a dump that holds a backslash command, even with matching hashes', async () => {
+    const b = await unpackedBackup();
+    const marker = join(b.work, 'shell-ran');
+    mkdirSync(join(b.tree, 'db'));
+    const dump = [
+      'CREATE SCHEMA controller;',
+      'COPY controller.runs (id, notes) FROM stdin;',
+      '1\t\\N looks like a command but is COPY data',
+      '\\.',
+      `\\! touch ${marker}`,
+      '',
+    ].join('\n');
+    writeFileSync(join(b.tree, 'db', 'postgres.sql'), dump);
+    b.manifest.database = 'postgresql';
+    b.manifest.schemas = ['controller'];
+    b.manifest.files['db/postgres.sql'] = sha256File(join(b.tree, 'db', 'postgres.sql'));
+    const r = b.restoreInto(await b.repack('shell.tar.gz'), { DATABASE_URL: DB_URL });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('the database dump holds a psql command on line 5');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(join(b.target, 'secrets.json'))).toBe(false);
   });
 });
