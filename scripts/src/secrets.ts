@@ -68,7 +68,7 @@ export interface SecretSources {
   RELAYNODE_API_SECRET: Source;
   ADMIN_USERNAME: Source;
   ADMIN_PASSWORD: Source;
-  simulator_login: Source | 'admin login';
+  simulator_login: Source;
   /** Per broker account. */
   mqtt: Record<string, Source>;
 }
@@ -163,10 +163,11 @@ export function resolveSecrets(
   const adminSource: Source = envAdmin ? 'environment' : admin ? 'file' : 'default';
 
   // The simulator's login is its own pair only when a password is given: USERNAME alone is often
-  // set by the desktop session and says nothing about the simulator.
+  // set by the desktop session and says nothing about the simulator. Without one the simulator gets a
+  // password of its own: sharing the admin's would let whoever runs a sim rig log in to the generator.
   const simPassword = fromEnv(env, 'PASSWORD', simulatorPassword);
   const simUsername = simPassword ? fromEnv(env, 'USERNAME', simulatorUsername) : undefined;
-  let simSource: SecretSources['simulator_login'] = 'admin login';
+  let simSource: SecretSources['simulator_login'] = 'generated';
   const simulator: Pick<Secrets, 'SIMULATOR_USERNAME' | 'SIMULATOR_PASSWORD'> = {};
   if (simPassword) {
     simulator.SIMULATOR_PASSWORD = simPassword;
@@ -176,6 +177,8 @@ export function resolveSecrets(
     simulator.SIMULATOR_PASSWORD = stored.SIMULATOR_PASSWORD;
     if (stored.SIMULATOR_USERNAME) simulator.SIMULATOR_USERNAME = stored.SIMULATOR_USERNAME;
     simSource = 'file';
+  } else {
+    simulator.SIMULATOR_PASSWORD = token(12);
   }
 
   const mqtt: Record<string, string> = { ...(stored.mqtt ?? {}) };

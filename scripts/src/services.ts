@@ -68,12 +68,10 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'SIMULATOR_PORT',
     defaultPort: 8080,
     mqttUser: 'simulator',
-    // Its own login when one was set (USERNAME/PASSWORD), else the controller's admin login.
+    // Its own login: the pair set as USERNAME/PASSWORD, else the admin's name with its own password.
     env: (ctx) => ({
-      USERNAME: ctx.secrets.SIMULATOR_PASSWORD
-        ? (ctx.secrets.SIMULATOR_USERNAME ?? ctx.adminUsername)
-        : ctx.adminUsername,
-      PASSWORD: ctx.secrets.SIMULATOR_PASSWORD ?? ctx.secrets.ADMIN_PASSWORD,
+      USERNAME: ctx.secrets.SIMULATOR_USERNAME ?? ctx.adminUsername,
+      PASSWORD: ctx.secrets.SIMULATOR_PASSWORD ?? '',
     }),
   },
   {

@@ -100,7 +100,6 @@ const FROM: Record<string, string> = {
   file: 'from secrets.json',
   generated: 'generated',
   default: 'default',
-  'admin login': 'the admin login',
 };
 
 /** Where each secret came from, one line each; values never appear here. */
@@ -318,10 +317,10 @@ async function main(): Promise<void> {
       await shutdown(1);
     }
     const hint =
-      s.name === 'controller' || (s.name === 'simulator' && !secrets.SIMULATOR_PASSWORD)
+      s.name === 'controller'
         ? `  login: ${adminUsername} / ${passwordHint(sources.ADMIN_PASSWORD, createdAdminPassword ? secrets.ADMIN_PASSWORD : null, dataDir)}`
         : s.name === 'simulator'
-          ? `  login: ${ctx.secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, null, dataDir)}`
+          ? `  login: ${ctx.secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, sources.simulator_login === 'generated' ? (secrets.SIMULATOR_PASSWORD ?? null) : null, dataDir)}`
           : '';
     lines.push(`  ${s.name.padEnd(12)} http://${loopback}:${port}${hint}`);
   }

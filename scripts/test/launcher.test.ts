@@ -96,6 +96,17 @@ describe('npm start launcher', () => {
       expect(((await res.json()) as { status: string }).status).toBe('healthy');
     }
 
+    // The simulator has a login of its own, printed on the first start; the admin's does not open it.
+    expect(out).toContain(`login: admin / ${secrets.SIMULATOR_PASSWORD}  (generated;`);
+    const simLogin = (password: string) =>
+      fetch(`http://127.0.0.1:${ports.SIMULATOR_PORT}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password }),
+      });
+    expect((await simLogin(secrets.ADMIN_PASSWORD)).status).toBe(401);
+    expect((await simLogin(secrets.SIMULATOR_PASSWORD)).status).toBe(200);
+
     const kids = childPids(run.proc.pid!);
     // The broker, the embedded PostgreSQL and every service.
     expect(kids.length).toBe(2 + availableServices(root).length);

@@ -25,8 +25,11 @@ describe('secrets: environment, then secrets.json, then generated', () => {
       RELAYNODE_API_SECRET: 'generated',
       ADMIN_PASSWORD: 'generated',
       ADMIN_USERNAME: 'default',
-      simulator_login: 'admin login',
+      simulator_login: 'generated',
     });
+    // Its own password, never the generator's admin password.
+    expect(r.secrets.SIMULATOR_PASSWORD).toMatch(/^\S{12,}$/);
+    expect(r.secrets.SIMULATOR_PASSWORD).not.toBe(r.secrets.ADMIN_PASSWORD);
     expect(Object.values(r.sources.mqtt)).toEqual(MQTT_ACCOUNTS.map(() => 'generated'));
     expect(r.createdAdminPassword).toBe(true);
     expect(statSync(join(dir, 'secrets.json')).mode & 0o777).toBe(0o600);
@@ -71,9 +74,12 @@ describe('secrets: environment, then secrets.json, then generated', () => {
     expect(await verifyPassword(automation, 'home-assistant-pw-1')).toBe(true);
   });
 
-  it('the simulator gets its own login only when PASSWORD is set; USERNAME alone changes nothing', () => {
+  it('the simulator login is set by PASSWORD (with USERNAME), never by USERNAME alone', () => {
     const dir = tempDir();
-    expect(resolveSecrets(dir, { USERNAME: 'desktop-user' }).sources.simulator_login).toBe('admin login');
+    const generated = resolveSecrets(dir, { USERNAME: 'desktop-user' });
+    expect(generated.sources.simulator_login).toBe('generated');
+    expect(generated.secrets.SIMULATOR_USERNAME).toBeUndefined();
+    expect(resolveSecrets(dir, {}).secrets.SIMULATOR_PASSWORD).toBe(generated.secrets.SIMULATOR_PASSWORD);
     const r = resolveSecrets(dir, { USERNAME: 'pilot', PASSWORD: 'simulator-pw' });
     expect(r.secrets).toMatchObject({ SIMULATOR_USERNAME: 'pilot', SIMULATOR_PASSWORD: 'simulator-pw' });
     expect(resolveSecrets(dir, {}).sources.simulator_login).toBe('file');
