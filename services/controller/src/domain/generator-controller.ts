@@ -189,6 +189,38 @@ export class GeneratorController extends GeneratorCore {
     this.afterChange(false);
   }
 
+  /**
+   * Called once the boot read of the selector is in. A Quiet override kept from before a restart lifts
+   * the Quiet gate only while the selector is at Quiet; if the selector left Quiet while the controller
+   * was down, the override must not live on until its timer ends.
+   */
+  reconcileQuietOverride(): Promise<void> {
+    return this.serial.run(async () => {
+      const position = this.effectiveHoa();
+      if (!this.state.quiet_override_active || position === 'quiet') return;
+      const now = this.now;
+      this.state = { ...this.state, quiet_override_active: false, quiet_override_expires_at: null };
+      await this.persist({
+        label: 'quiet:boot',
+        state: this.state,
+        events: () => [
+          systemEvent(
+            'quiet_override_cleared',
+            now,
+            'cleared',
+            `Quiet override cleared at start: the HOA selector is at ${position}, not Quiet`,
+            { position },
+          ),
+        ],
+        audit: [
+          { action: 'quiet_override.clear', actor: HOA, details: { why: 'selector not at Quiet at start' } },
+        ],
+      });
+      this.afterChange(true);
+      await this.evaluate();
+    });
+  }
+
   private fireQuietExpiry(): void {
     void this.serial
       .run(async () => {

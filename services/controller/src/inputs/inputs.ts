@@ -22,6 +22,11 @@ export class InputBridge {
     });
     await this.apply('bms');
     if (this.opts.hoaEnabled) await this.apply('hoa');
+    try {
+      await this.controller.reconcileQuietOverride();
+    } catch (err) {
+      this.opts.logger.error({ err }, 'Quiet override check at start failed');
+    }
   }
 
   settled(): Promise<void> {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { contactsFor } from '../../src/inputs/gpio-port.js';
+import { InputBridge } from '../../src/inputs/inputs.js';
+import { MockGpio } from '../../src/inputs/mock-gpio.js';
 import { harness, USER } from '../helpers/harness.js';
 
 const MIN = 60_000;
@@ -151,6 +154,36 @@ describe('hardware switches', () => {
     await again.advance(20 * MIN);
     expect(again.controller.view().quiet_override_active).toBe(false);
   });
+
+  it.each([
+    ['auto', false],
+    ['run', false],
+    ['quiet', true],
+  ] as const)(
+    'a Quiet override kept over a restart with the selector now at %s: kept = %s',
+    async (position, kept) => {
+      const h = await harness({ armed: true });
+      await h.controller.setHoaPosition('quiet');
+      await h.controller.enableQuietOverride(60, USER);
+      h.controller.shutdown();
+      await h.advance(5 * MIN);
+      const again = await harness({ repo: h.repo, clock: h.clock, policy: 'preserve_state' });
+      const gpio = new MockGpio();
+      const c = contactsFor(position);
+      gpio.set('hoa_quiet', c.hoa_quiet);
+      gpio.set('hoa_run', c.hoa_run);
+      await new InputBridge(gpio, again.controller, { hoaEnabled: true, logger: again.logger }).start();
+      expect(again.controller.view().quiet_override_active).toBe(kept);
+      expect(again.repo.state?.quiet_override_active).toBe(kept);
+      expect(again.repo.events().includes('quiet_override_cleared')).toBe(!kept);
+      if (position === 'auto') {
+        // The selector went back to Quiet later: the gate is in force again, no override to bypass it.
+        await again.controller.setHoaPosition('quiet');
+        await again.controller.setBmsSignal(true);
+        expect(again.controller.view().running).toBe(false);
+      }
+    },
+  );
 
   it('Quiet override is refused unless the selector is at Quiet', async () => {
     const h = await harness({ armed: true });
