@@ -194,7 +194,7 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.locator('input[name=acknowledge]').check();
     expect(await page.getByRole('button', { name: 'Clear lockout' }).isDisabled()).toBe(false);
 
-    await page.getByRole('link', { name: 'Fuel & limits' }).click();
+    await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByTestId('fuel-usage').waitFor();
     await page.locator('select[name=fuel_type]').selectOption('lpg');
     await page.locator('input[name=gph_at_50]').fill('1.5');

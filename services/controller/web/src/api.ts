@@ -11,7 +11,7 @@ function stored(): string | null {
 }
 
 let token: string | null = stored();
-let expired: (() => void) | null = null;
+let expired: ((message?: string) => void) | null = null;
 
 export const session = {
   get token(): string | null {
@@ -34,8 +34,13 @@ export const session = {
     }
   },
   /** Called once when the server stops accepting the token (expired, revoked, password changed). */
-  onExpired(fn: (() => void) | null): void {
+  onExpired(fn: ((message?: string) => void) | null): void {
     expired = fn;
+  },
+  /** Ends this session on purpose (the password was changed, so every token was revoked). */
+  end(message: string): void {
+    session.clear();
+    expired?.(message);
   },
 };
 

@@ -33,7 +33,9 @@ export function App() {
   const [auth, setAuth] = useState<Auth>(signedIn);
 
   useEffect(() => {
-    session.onExpired(() => setAuth({ state: 'out', error: 'Your session has ended; log in again' }));
+    session.onExpired((message) =>
+      setAuth({ state: 'out', error: message ?? 'Your session has ended; log in again' }),
+    );
     return () => session.onExpired(null);
   }, []);
 
@@ -52,7 +54,11 @@ function Console({ username, onLogout }: { username: string; onLogout: () => voi
   const s = gen.state;
   const right = (
     <>
-      <span class={gen.error ? 'conn conn-closed' : 'conn conn-open'} data-testid="conn" title="Polling the controller every second">
+      <span
+        class={gen.error ? 'conn conn-closed' : 'conn conn-open'}
+        data-testid="conn"
+        title="Polling the controller every second"
+      >
         {gen.error ? 'no answer' : 'live'}
       </span>
       {s ? (

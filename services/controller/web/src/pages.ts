@@ -7,12 +7,19 @@ import { SchedulesPage } from './schedules-page.js';
 import { SettingsPage } from './settings-page.js';
 import { WebhooksPage } from './webhooks-page.js';
 
-export type PageId = 'status' | 'history' | 'settings' | 'schedules' | 'webhooks' | 'relaynode' | 'notifications';
+export type PageId =
+  | 'status'
+  | 'history'
+  | 'settings'
+  | 'schedules'
+  | 'webhooks'
+  | 'relaynode'
+  | 'notifications';
 
 export const PAGES: { id: PageId; title: string; component: FunctionComponent | null }[] = [
   { id: 'status', title: 'Status', component: null },
   { id: 'history', title: 'History', component: HistoryPage },
-  { id: 'settings', title: 'Fuel & limits', component: SettingsPage },
+  { id: 'settings', title: 'Settings', component: SettingsPage },
   { id: 'schedules', title: 'Schedules', component: SchedulesPage },
   { id: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { id: 'relaynode', title: 'Relay node', component: RelaynodePage },

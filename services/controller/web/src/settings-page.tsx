@@ -1,15 +1,121 @@
 import { Banner, Card, formatDuration } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, session } from './api.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
-import type { FuelSettings, FuelUsage, RuntimeLimits } from './types.js';
+import type { ControllerSettings, FuelSettings, FuelUsage, RuntimeLimits } from './types.js';
 
 export function SettingsPage() {
   return (
     <>
       <FuelCard />
       <LimitsCard />
+      <StartupCard />
+      <PasswordCard />
     </>
+  );
+}
+
+const POLICIES: { value: ControllerSettings['boot_arming_policy']; label: string }[] = [
+  { value: 'fail_safe', label: 'Start disarmed (fail safe)' },
+  { value: 'preserve_state', label: 'Keep the arming it had before the restart' },
+];
+
+/** What the controller does with arming when it starts; BOOT_ARMING_POLICY in the environment wins. */
+function StartupCard() {
+  const settings = useLoad(() => api<ControllerSettings>('/api/settings'));
+  const act = useAction();
+  const [policy, setPolicy] = useState<ControllerSettings['boot_arming_policy'] | null>(null);
+  useEffect(() => {
+    if (settings.data) setPolicy(settings.data.boot_arming_policy);
+  }, [settings.data]);
+  const fromEnv = settings.data?.boot_arming_policy_from_env ?? null;
+  const save = (e: Event) => {
+    e.preventDefault();
+    if (!policy) return;
+    void act.run(async () => {
+      await api('/api/settings', { method: 'PUT', body: { boot_arming_policy: policy } });
+      settings.reload();
+    }, 'Start-up arming saved');
+  };
+  return (
+    <Card title="After a restart">
+      <Feedback note={act.note} onClose={act.clear} testid="startup-feedback" />
+      {settings.error ? <Banner>{settings.error}</Banner> : null}
+      {fromEnv ? (
+        <p class="muted" data-testid="policy-from-env">
+          BOOT_ARMING_POLICY={fromEnv} is set in the environment and wins over this setting.
+        </p>
+      ) : null}
+      {policy ? (
+        <form onSubmit={save}>
+          <label class="field">
+            <span>Arming at start</span>
+            <select
+              name="boot_arming_policy"
+              value={policy}
+              onChange={(e) => setPolicy(e.currentTarget.value as ControllerSettings['boot_arming_policy'])}
+            >
+              {POLICIES.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="primary" disabled={act.busy}>
+            Save start-up arming
+          </button>
+        </form>
+      ) : null}
+    </Card>
+  );
+}
+
+/** A new password ends every session, this one included, as the API does. */
+function PasswordCard() {
+  const act = useAction();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const save = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      await api('/api/auth/password', {
+        method: 'POST',
+        body: { current_password: current, new_password: next },
+      });
+      session.end('Password changed; log in again with the new one');
+    });
+  };
+  return (
+    <Card title="Password">
+      <Feedback note={act.note} onClose={act.clear} testid="password-feedback" />
+      <form onSubmit={save}>
+        <label class="field">
+          <span>Current password</span>
+          <input
+            type="password"
+            name="current_password"
+            autocomplete="current-password"
+            value={current}
+            onInput={(e) => setCurrent(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>New password (at least 10 characters)</span>
+          <input
+            type="password"
+            name="new_password"
+            autocomplete="new-password"
+            minLength={10}
+            value={next}
+            onInput={(e) => setNext(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="primary" disabled={act.busy || !current || next.length < 10}>
+          Change password
+        </button>
+      </form>
+    </Card>
   );
 }
 
@@ -74,7 +180,9 @@ function FuelCard() {
               <select
                 name="fuel_type"
                 value={draft.fuel_type}
-                onChange={(e) => setDraft({ ...draft, fuel_type: e.currentTarget.value as FuelSettings['fuel_type'] })}
+                onChange={(e) =>
+                  setDraft({ ...draft, fuel_type: e.currentTarget.value as FuelSettings['fuel_type'] })
+                }
               >
                 <option value="lpg">LPG</option>
                 <option value="natural_gas">Natural gas</option>
@@ -86,7 +194,9 @@ function FuelCard() {
               <select
                 name="expected_load"
                 value={String(draft.expected_load)}
-                onChange={(e) => setDraft({ ...draft, expected_load: Number(e.currentTarget.value) as 50 | 100 })}
+                onChange={(e) =>
+                  setDraft({ ...draft, expected_load: Number(e.currentTarget.value) as 50 | 100 })
+                }
               >
                 <option value="50">50 %</option>
                 <option value="100">100 %</option>
@@ -128,7 +238,10 @@ function FuelCard() {
   );
 }
 
-type LimitDraft = Pick<RuntimeLimits, 'runtime_limits_enabled' | 'max_run_minutes' | 'cooldown_minutes' | 'lockout_on_max_runtime'>;
+type LimitDraft = Pick<
+  RuntimeLimits,
+  'runtime_limits_enabled' | 'max_run_minutes' | 'cooldown_minutes' | 'lockout_on_max_runtime'
+>;
 
 function LimitsCard() {
   const limits = useLoad(() => api<RuntimeLimits>('/api/generator/runtime-limits'));
@@ -164,7 +277,9 @@ function LimitsCard() {
           {limits.data.cooldown_active ? (
             <span class="bad">Cooldown: {formatDuration(limits.data.cooldown_remaining_seconds)} left. </span>
           ) : null}
-          {!limits.data.lockout_active && !limits.data.cooldown_active ? <span class="muted">No lockout or cooldown.</span> : null}
+          {!limits.data.lockout_active && !limits.data.cooldown_active ? (
+            <span class="muted">No lockout or cooldown.</span>
+          ) : null}
         </p>
       ) : null}
       {draft ? (

@@ -9,6 +9,11 @@ export type History = z.infer<typeof generator.HistoryResponse>;
 export const HISTORY_TOTAL_HEADER = 'X-Total-Count';
 export type Stats = z.infer<typeof generator.StatsResponse>;
 export type FuelSettings = z.infer<typeof generator.FuelSettings>;
+export interface ControllerSettings {
+  boot_arming_policy: 'fail_safe' | 'preserve_state';
+  boot_arming_policy_from_env: string | null;
+  bms_debounce_ms: number;
+}
 export type FuelUsage = z.infer<typeof generator.FuelUsageResponse>;
 export type RuntimeLimits = z.infer<typeof generator.RuntimeLimitsResponse>;
 export type OverrideStatus = z.infer<typeof generator.OverrideStatus>;
