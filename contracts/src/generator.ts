@@ -321,7 +321,8 @@ export const ControllerSetCommand = z.discriminatedUnion('command', [
   z.object({ command: z.literal('arm') }).strict(),
   z.object({ command: z.literal('disarm') }).strict(),
   z.object({ command: z.literal('override'), override_type: OverrideType.nullable() }).strict(),
-  z.object({ command: z.literal('clear_lockout') }).strict(),
+  // As over REST: clearing a lockout is an acknowledgement, said in the command itself.
+  z.object({ command: z.literal('clear_lockout'), acknowledge: z.literal(true) }).strict(),
 ]);
 export type ControllerSetCommand = z.infer<typeof ControllerSetCommand>;
 

@@ -10,6 +10,8 @@ export const ControllerEnv = z.object({
   CONTROLLER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The console's address for Home Assistant's device link; derived from HOST and the LAN address. */
+  CONSOLE_URL: z.url({ protocol: /^https?$/ }).optional(),
   JWT_SECRET: z.string().min(16, 'must be at least 16 characters'),
   TOKEN_TTL_SECONDS: z.coerce
     .number()

@@ -12,6 +12,7 @@ import { buildGateway } from './gateway/gateway.js';
 import { notifierProxy } from './gateway/notifier-proxy.js';
 import { type InputsTestHooks, openInputs } from './inputs/open-inputs.js';
 import { attachHomeAssistant } from './ha/attach.js';
+import { consoleUrl } from './ha/console-url.js';
 import { createControllerMetrics } from './metrics/controller-metrics.js';
 import { createControllerService } from './service.js';
 
@@ -115,6 +116,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       relaynodeId: env.RELAYNODE_ID,
       hoaEnabled: svc.config.hoaEnabled,
       inputWarnings,
+      consoleUrl: consoleUrl({ configured: env.CONSOLE_URL, host: env.HOST, port: listenPort(env) }),
       version: VERSION,
       clock,
       logger,

@@ -13,6 +13,7 @@ export interface HaOptions {
   hoaEnabled: boolean;
   /** GPIO inputs the site lacks, shown as a diagnostic entity. */
   inputWarnings?: string[];
+  consoleUrl?: string | undefined;
   version: string;
   clock: Clock;
   logger: DiscoveryLogger;
@@ -33,6 +34,7 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
         version: o.version,
         hoaEnabled: o.hoaEnabled,
         inputWarnings: o.inputWarnings ?? [],
+        consoleUrl: o.consoleUrl,
       }),
     logger: o.logger,
   });

@@ -17,6 +17,8 @@ export interface ControllerDiscoveryOptions {
   hoaEnabled: boolean;
   /** GPIO inputs the site lacks (e.g. no BMS pin): a diagnostic sensor says so. */
   inputWarnings?: string[];
+  /** The console's address, HA's "Visit" link on the device page. */
+  consoleUrl?: string | undefined;
 }
 
 export type DiscoveryPayload = Record<string, unknown>;
@@ -56,6 +58,15 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
   const controllerOnly = [
     { topic: t.availability, payload_available: 'online', payload_not_available: 'offline' },
   ];
+  // The device follows the controller alone, so Disarm and Override stay usable exactly when the relay
+  // node drops; only what the relay node itself reports, or needs, also follows the node.
+  const withRelaynode = {
+    availability: [
+      ...controllerOnly,
+      { topic: t.relaynodeAvailability, payload_available: 'online', payload_not_available: 'offline' },
+    ],
+    availability_mode: 'all',
+  };
   const fromState = { state_topic: t.state };
   const cmps: Record<string, Record<string, unknown>> = {
     running: {
@@ -79,6 +90,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       payload_on: cmd({ command: 'start' }),
       payload_off: cmd({ command: 'stop' }),
       optimistic: false,
+      ...withRelaynode,
     },
     armed: {
       p: 'switch',
@@ -138,8 +150,8 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       unique_id: `${uid}_fuel_used`,
       device_class: 'volume',
       unit_of_measurement: 'gal',
-      // Resettable from the controller (fuel-usage reset), so `total` rather than total_increasing.
-      state_class: 'total',
+      // A fuel-usage reset brings it back to 0, which total_increasing reads as a new meter cycle.
+      state_class: 'total_increasing',
       suggested_display_precision: 2,
       state_topic: t.stats,
       value_template: '{{ value_json.fuel_used_gallons }}',
@@ -152,9 +164,6 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       entity_category: 'diagnostic',
       ...fromState,
       value_template: onOff('slave_connected'),
-      // Reports the relay node's absence, so it must stay available while the relay node is offline.
-      availability: controllerOnly,
-      availability_mode: 'all',
     },
     epo_engaged: {
       p: 'binary_sensor',
@@ -163,6 +172,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       device_class: 'safety',
       ...fromState,
       value_template: onOff('slave_physical_safety_engaged'),
+      ...withRelaynode,
     },
     failsafe_triggered: {
       p: 'binary_sensor',
@@ -171,6 +181,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       device_class: 'problem',
       ...fromState,
       value_template: onOff('failsafe_triggered'),
+      ...withRelaynode,
     },
     hoa_position: o.hoaEnabled
       ? {
@@ -194,7 +205,6 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       // The text is fixed by the configuration, so it rides on the retained availability message.
       state_topic: t.availability,
       value_template: `{{ ${JSON.stringify(inputWarningText(o.inputWarnings ?? []))} }}`,
-      availability: controllerOnly,
     },
     override: {
       p: 'select',
@@ -216,7 +226,8 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       icon: 'mdi:lock-reset',
       entity_category: 'config',
       command_topic: t.set,
-      payload_press: cmd({ command: 'clear_lockout' }),
+      // Pressing it is the acknowledgement the REST call asks for in its body.
+      payload_press: cmd({ command: 'clear_lockout', acknowledge: true }),
     },
   };
   return {
@@ -226,14 +237,11 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       mf: 'Outpost',
       mdl: 'Generator controller',
       sw: o.version,
+      ...(o.consoleUrl ? { cu: o.consoleUrl } : {}),
     },
     o: { name: 'Outpost', sw: o.version },
     cmps,
-    availability: [
-      { topic: t.availability, payload_available: 'online', payload_not_available: 'offline' },
-      { topic: t.relaynodeAvailability, payload_available: 'online', payload_not_available: 'offline' },
-    ],
-    availability_mode: 'all',
+    availability: controllerOnly,
     qos: 1,
   };
 }

@@ -12,6 +12,7 @@ const base = {
   haPrefix: 'homeassistant',
   version: '1.2.3',
   hoaEnabled: true,
+  consoleUrl: 'http://192.168.1.10:8000',
 };
 const PLATFORM = {
   binary_sensor: BinarySensor,
@@ -77,16 +78,30 @@ describe('controller HA discovery payload', () => {
     expect(cmps.override?.options).toEqual(['none', 'force_run', 'force_stop']);
   });
 
-  it('is available only while both the controller and the relay node are online', () => {
-    expect(payload.availability_mode).toBe('all');
-    expect((payload.availability as { topic: string }[]).map((a) => a.topic)).toEqual([
-      'outpost/controller/main/availability',
-      'outpost/relaynode/main/availability',
-    ]);
-    // The connectivity sensor reports the relay node's absence, so it follows the controller alone.
-    expect(
-      ((cmps.relaynode_connected?.availability ?? []) as { topic: string }[]).map((a) => a.topic),
-    ).toEqual(['outpost/controller/main/availability']);
+  it("keeps the controller's entities available when only the relay node drops", () => {
+    const topics = (a: unknown) => ((a ?? []) as { topic: string }[]).map((x) => x.topic);
+    // The device follows the controller: Disarm, Override and State stay usable without the node.
+    expect(topics(payload.availability)).toEqual(['outpost/controller/main/availability']);
+    for (const key of ['armed', 'state', 'override', 'trigger', 'relaynode_connected', 'clear_lockout'])
+      expect(cmps[key]?.availability, key).toBeUndefined();
+    // What the relay node reports, or needs to act, also follows the node.
+    for (const key of ['generator', 'epo_engaged', 'failsafe_triggered']) {
+      expect(topics(cmps[key]?.availability), key).toEqual([
+        'outpost/controller/main/availability',
+        'outpost/relaynode/main/availability',
+      ]);
+      expect(cmps[key]?.availability_mode, key).toBe('all');
+    }
+  });
+
+  it('reads fuel used as a meter HA can total, links the console, and clears a lockout with its acknowledgement', () => {
+    expect(cmps.fuel_used?.state_class).toBe('total_increasing');
+    expect((payload.dev as { cu?: string }).cu).toBe('http://192.168.1.10:8000');
+    expect(JSON.parse(cmps.clear_lockout?.payload_press as string)).toEqual({
+      command: 'clear_lockout',
+      acknowledge: true,
+    });
+    expect(generator.ControllerSetCommand.safeParse({ command: 'clear_lockout' }).success).toBe(false);
   });
 
   it('follows the topic prefix and ids', () => {
@@ -97,7 +112,10 @@ describe('controller HA discovery payload', () => {
       topicPrefix: 'site',
     });
     expect((other.cmps as Record<string, Cmp>).running?.state_topic).toBe('site/controller/north/state');
-    expect((other.availability as { topic: string }[])[1]?.topic).toBe('site/relaynode/n1/availability');
+    expect((other.cmps as Record<string, Cmp>).epo_engaged?.availability).toEqual([
+      expect.objectContaining({ topic: 'site/controller/north/availability' }),
+      expect.objectContaining({ topic: 'site/relaynode/n1/availability' }),
+    ]);
     expect((other.dev as { ids: string[] }).ids).toEqual(['outpost_controller_north']);
   });
 

@@ -158,11 +158,7 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     } finally {
       await late.client.endAsync();
     }
-    expect(discovery().availability_mode).toBe('all');
-    expect(discovery().availability.map((a) => a.topic)).toEqual([
-      `${PREFIX}/controller/main/availability`,
-      `${PREFIX}/relaynode/main/availability`,
-    ]);
+    expect(discovery().availability.map((a) => a.topic)).toEqual([`${PREFIX}/controller/main/availability`]);
   });
 
   it('sends the whole device again when HA announces itself online', async () => {
