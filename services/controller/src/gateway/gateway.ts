@@ -11,6 +11,7 @@ import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';
 import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
 import { authRoutes } from './routes-auth.js';
 import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
+import { declareBearer } from './openapi-security.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
@@ -133,6 +134,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
     async (c) => c.json(await auditEntries(svc.db, c.req.valid('query').limit), 200),
   );
   mount(audit);
+  declareBearer(app, 'bearer', (path) => path.startsWith('/api/') && !isPublic(path));
   // The console's built files (web/dist) at /, after the API so no file can shadow a route.
   mountWebConsole(app, { dir: WEB_DIR });
   return app;

@@ -79,6 +79,7 @@ const forwarded: string[] = [];
 let documented: Route[] = [];
 let protectedRoutes: Route[] = [];
 let variants: CredentialVariant[] = [];
+let operations: { key: string; security: unknown }[] = [];
 
 beforeAll(async () => {
   tdb = await testDatabase();
@@ -107,6 +108,12 @@ beforeAll(async () => {
   const doc = (await (await t.app.request('/api/openapi.json')).json()) as {
     paths: Record<string, Record<string, unknown>>;
   };
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    METHODS.filter((m) => m in ops).map((m) => ({
+      key: `${m.toUpperCase()} ${path}`,
+      security: (ops[m] as { security?: unknown }).security,
+    })),
+  );
   documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
     METHODS.filter((m) => m in ops).map((m) => ({ method: m.toUpperCase(), path: sample(path) })),
   );
@@ -165,6 +172,15 @@ describe('controller auth matrix (routes from the OpenAPI document)', () => {
       expect(keys).toContain(k);
     }
     expect(documented.length).toBeGreaterThan(30);
+  });
+
+  it('every protected operation declares the bearer scheme, so the docs send the token; public ones do not', () => {
+    const unmarked = operations.filter(
+      (o) => !PUBLIC_DOCUMENTED.has(o.key) && JSON.stringify(o.security) !== '[{"bearer":[]}]',
+    );
+    expect(unmarked.map((o) => o.key)).toEqual([]);
+    for (const key of PUBLIC_DOCUMENTED)
+      expect(operations.find((o) => o.key === key)?.security, key).toBeUndefined();
   });
 
   it('every protected route refuses every bad credential with 401, {detail} and WWW-Authenticate: Bearer', async () => {
