@@ -262,32 +262,34 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 // --- PostgreSQL -----------------------------------------------------------------------------------
 
-async function postgresClient() {
-  // The `postgres` driver of the services that use it; bench/ is no workspace of its own.
+async function pgModule() {
+  // The services' own driver (node-postgres); bench/ is no workspace of its own.
   const req = createRequire(join(root, 'services', 'controller', 'package.json'));
-  return (await import(pathToFileURL(req.resolve('postgres')).href)).default;
+  return (await import(pathToFileURL(req.resolve('pg')).href)).default;
 }
 
 /** A fresh database on the server, or the reason there is none. */
 async function freshDatabase() {
-  const postgres = await postgresClient();
+  const pg = await pgModule();
   const name = `outpost_footprint_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(PG_URL, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
   try {
-    const [{ version }] = await admin.unsafe('select version()');
-    await admin.unsafe(`create database ${name}`);
+    await admin.connect();
+    const { rows } = await admin.query('select version()');
+    const version = rows[0].version;
+    await admin.query(`create database ${name}`);
     const url = new URL(PG_URL);
     url.pathname = `/${name}`;
     return {
       url: url.toString(),
       version: /^PostgreSQL [\d.]+/.exec(version)?.[0] ?? version,
       drop: async () => {
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.query(`drop database if exists ${name} with (force)`);
         await admin.end();
       },
     };
   } catch (err) {
-    await admin.end({ timeout: 1 }).catch(() => {});
+    await admin.end().catch(() => {});
     return { error: `PostgreSQL at ${new URL(PG_URL).host}: ${err.message}` };
   }
 }

@@ -72,3 +72,10 @@ describe('package-lock.json', () => {
     expect(res.status, res.stderr).toBe(0);
   });
 });
+
+describe('what the lockfile installs', () => {
+  it('one PostgreSQL driver for the whole system: node-postgres, never postgres.js beside it', () => {
+    const drivers = Object.keys(lock.packages).filter((p) => /(^|\/)node_modules\/(pg|postgres)$/.test(p));
+    expect(drivers.map((p) => p.replace(/^.*node_modules\//, ''))).toEqual(['pg']);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { testDatabaseUrl } from '@outpost/runtime/testing';
-import postgres from 'postgres';
+import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/connection.js';
 
 export interface TestDatabase {
@@ -20,9 +20,10 @@ export async function testDatabase(): Promise<TestDatabase> {
   const base = testDatabaseUrl();
   const name = `controller_test_${randomBytes(5).toString('hex')}`;
   const admin = async (query: string) => {
-    const a = postgres(base, { max: 1, onnotice: () => {} });
+    const a = new pg.Client({ connectionString: base });
+    await a.connect();
     try {
-      await a.unsafe(query);
+      await a.query(query);
     } finally {
       await a.end();
     }

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -22,20 +22,37 @@ const MIGRATION_CONFIG = {
   migrationsTable: '__drizzle_migrations',
 };
 
-/** Opens the database and brings the `notifier` schema up to date. */
+/**
+ * Opens the database and brings the `notifier` schema up to date. node-postgres, as in the controller:
+ * one driver for the whole system, and a pool that survives the server going away (a dropped idle
+ * client is replaced on the next query instead of failing the process).
+ */
 export async function openDatabase(databaseUrl: string): Promise<NotifierDatabase> {
-  const client = postgres(databaseUrl, { max: 5, onnotice: () => {} });
-  const db = drizzle(client, { schema });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 5,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 60_000,
+    query_timeout: 30_000,
+  });
+  pool.on('error', () => {
+    // An idle client lost its server; the pool replaces it on the next query.
+  });
+  pool.on('connect', (client) => {
+    // A checked-out client whose server goes away fails its query; its 'error' event must not crash us.
+    client.on('error', () => {});
+  });
+  const db = drizzle(pool, { schema });
   try {
     await migrate(db, MIGRATION_CONFIG);
   } catch (err) {
-    await client.end({ timeout: 1 });
+    await pool.end();
     throw err;
   }
   return {
     db: db as unknown as Db,
     ping: () => ping(db as unknown as Db),
-    close: () => client.end({ timeout: 5 }),
+    close: () => pool.end(),
   };
 }
 
