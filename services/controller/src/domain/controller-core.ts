@@ -100,6 +100,11 @@ export class GeneratorCore {
   /** The selector at Run holds the generator on; limits and the input signal cannot stop it. */
   protected hoaHold = false;
   protected bootAt = 0;
+  /**
+   * Every restart sees the relay node connect again. People hear about that first connect only when
+   * they were told before the restart that the node was lost; otherwise nothing changed for them.
+   */
+  protected quietFirstConnect = false;
   protected runRef: RunRef | null = null;
   protected runGph = 0;
   protected readonly serial = new Serial();
@@ -136,6 +141,7 @@ export class GeneratorCore {
       const previous = (await repo.loadState()) ?? { ...INITIAL_STATE };
       const now = this.now;
       const reset = bootReset(previous, policy, now);
+      this.quietFirstConnect = previous.slave_connection_status !== 'disconnected';
       const { closeRuns, events, closed } = closeOrphans(
         await repo.openRuns(),
         previous.last_alive_at,

@@ -389,9 +389,11 @@ export class GeneratorController extends GeneratorCore {
         const status = report.connected ? 'connected' : 'disconnected';
         if (status !== s.slave_connection_status) {
           next.slave_connection_status = status;
-          if (status === 'connected')
+          const quiet = this.quietFirstConnect;
+          this.quietFirstConnect = false;
+          if (status === 'connected' && !quiet)
             events.push(systemEvent('slave_connected', now, 'connected', 'relay node connected'));
-          else if (s.slave_connection_status === 'connected') {
+          else if (status === 'disconnected' && s.slave_connection_status === 'connected') {
             events.push(systemEvent('slave_disconnected', now, 'disconnected', 'relay node heartbeat lost'));
           }
         }
@@ -430,7 +432,10 @@ export class GeneratorController extends GeneratorCore {
         }
         this.relayOnMismatch = mismatch;
       }
-      const changed = events.length > 0 || next.missed_heartbeat_count !== s.missed_heartbeat_count;
+      const changed =
+        events.length > 0 ||
+        next.slave_connection_status !== s.slave_connection_status ||
+        next.missed_heartbeat_count !== s.missed_heartbeat_count;
       if (report.failsafe_triggered && s.generator_running && !changed) {
         await this.doStop(
           'comm_loss',
