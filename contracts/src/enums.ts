@@ -43,6 +43,8 @@ export const NOTIFICATION_EVENTS = [
   'boot_disarmed_failsafe',
   'hardware_safety_engaged_relaynode',
   'hardware_safety_released_relaynode',
+  // Beyond the spec's list: its HOA rule 4 has position changes reach people (not during the boot delay).
+  'hoa_position_changed',
 ] as const;
 export const NotificationEvent = z.enum(NOTIFICATION_EVENTS);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;

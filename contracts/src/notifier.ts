@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotificationEvent } from './enums.js';
 import { NotifierUrl } from './relaynode.js';
 
 const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
@@ -187,6 +188,12 @@ export const Channel = z.object({
   updated_at: IsoTime,
 });
 export type Channel = z.infer<typeof Channel>;
+
+/** POST /api/notifications/channels: the first channel becomes the channel of every unconfigured event. */
+export const ChannelCreated = Channel.extend({
+  default_for_events: z.array(NotificationEvent),
+});
+export type ChannelCreated = z.infer<typeof ChannelCreated>;
 
 export const Group = z.object({
   id: z.number().int(),

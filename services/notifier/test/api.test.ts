@@ -1,3 +1,4 @@
+import { NOTIFICATION_EVENTS } from '@outpost/contracts';
 import { startHttpPeer } from '@outpost/notify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../src/notifier-app.js';
@@ -63,6 +64,13 @@ describe('channels', () => {
       config: { bot_token: '****abcd', chat_id: '42' },
     });
     const id = created.body.id as number;
+    // The first channel of a fresh install becomes the channel of every event nobody configured.
+    expect(created.body.default_for_events).toEqual([...NOTIFICATION_EVENTS]);
+    const settings = (await api.get('/api/system-notifications')).body as { channel_ids: number[] }[];
+    expect(settings.every((s) => s.channel_ids.length === 1 && s.channel_ids[0] === id)).toBe(true);
+    const second = await api.post('/api/notifications/channels', { ...telegram, name: 'Second' });
+    expect(second.body.default_for_events).toEqual([]);
+    expect((await api.del(`/api/notifications/channels/${second.body.id}`)).status).toBe(204);
     const list = await api.get('/api/notifications/channels');
     expect(JSON.stringify(list.body)).not.toContain('SECRETTOKEN');
     const one = await api.get(`/api/notifications/channels/${id}`);
@@ -172,12 +180,14 @@ describe('groups, event settings, send and history', () => {
 
   it('lists every event setting with defaults and refuses unknown events, variables and ids with 422', async () => {
     const all = await api.get('/api/system-notifications');
-    expect(all.body).toHaveLength(14);
+    // The spec's 14 events and hoa_position_changed; the first channel (deleted since) set them all.
+    expect(all.body).toHaveLength(15);
     expect(all.body[0]).toMatchObject({
       event: 'generator_started',
       enabled: true,
-      configured: false,
+      configured: true,
       channel_ids: [],
+      title_template: 'Generator started',
     });
     const good = {
       enabled: true,
@@ -204,7 +214,8 @@ describe('groups, event settings, send and history', () => {
     const missing = await api.put('/api/system-notifications/generator_started', { enabled: true });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toMatch(/channel_ids/);
-    expect((await api.get('/api/system-notifications/generator_started')).body.configured).toBe(false);
+    // The refused writes changed nothing.
+    expect((await api.get('/api/system-notifications/generator_started')).body).toEqual(all.body[0]);
     const ok = await api.put('/api/system-notifications/lockout_cleared', good);
     expect(ok.body).toMatchObject({
       event: 'lockout_cleared',

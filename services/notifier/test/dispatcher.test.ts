@@ -108,6 +108,30 @@ describe('dispatcher on PostgreSQL', () => {
     expect(paths()).toHaveLength(5);
   });
 
+  it('an HOA selector move reaches people: the first channel gets it with its default text', async () => {
+    const before = peer.requests.filter((r) => r.path === '/good').length;
+    const moved = {
+      event: 'hoa_position_changed',
+      event_id: 'hoa-1',
+      timestamp: 1767225600,
+      controller_id: 'main',
+      data: {
+        timestamp: 1767225600,
+        status: 'quiet',
+        details: 'HOA selector moved from auto to quiet',
+        position: 'quiet',
+        previous: 'auto',
+      },
+    };
+    expect(await dispatcher.handleEvent(moved)).toBe('dispatched');
+    await dispatcher.settled();
+    const got = peer.requests.filter((r) => r.path === '/good').slice(before);
+    expect(got).toHaveLength(1);
+    expect(JSON.stringify(got[0]?.json)).toContain(
+      'HOA selector moved: HOA selector moved from auto to quiet',
+    );
+  });
+
   it('handles a redelivered event id once', async () => {
     const before = peer.requests.length;
     expect(await dispatcher.handleEvent(event('e-2'))).toBe('dispatched');

@@ -348,15 +348,13 @@ export class GeneratorController extends GeneratorCore {
       const events: EventDraft[] =
         inBootDelay && quietOrRun
           ? []
-          : [
-              systemEvent(
-                'hoa_position_changed',
-                now,
+          : (['hoa_position_changed', 'generator.hoa_position_changed'] as const).map((name) =>
+              // The second name is the webhook's: webhooks receive generator.* events.
+              systemEvent(name, now, position, `HOA selector moved from ${previous} to ${position}`, {
                 position,
-                `HOA selector moved from ${previous} to ${position}`,
-                { position, previous },
-              ),
-            ];
+                previous,
+              }),
+            );
       await this.persist({
         label: 'hoa',
         events: () => events,

@@ -198,6 +198,8 @@ describe('hardware switches', () => {
     await h.advance(31_000);
     await h.controller.setHoaPosition('quiet');
     expect(h.repo.events().filter((e) => e === 'hoa_position_changed')).toHaveLength(2);
+    // The same change goes to webhooks under its generator.* name, with the boot delay kept too.
+    expect(h.repo.events().filter((e) => e === 'generator.hoa_position_changed')).toHaveLength(2);
   });
 
   it('the input signal debounce (ms) ignores a glitch shorter than the setting', async () => {

@@ -288,6 +288,8 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
   it('adds a notification channel, tests it, sets an event template and sees the history', async () => {
     const { context, page } = await signedIn();
     await page.getByRole('link', { name: 'Notifications' }).click();
+    // A fresh install says why nothing is notified yet.
+    await page.getByTestId('no-channels').filter({ hasText: 'nothing is notified' }).waitFor();
     await page.locator('input[name=channel_name]').fill('Ops hook');
     await page.locator('select[name=channel_type]').selectOption('webhook');
     await page
@@ -295,6 +297,10 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
       .fill(JSON.stringify({ url: `${hook.url}/notify`, headers: {}, method: 'POST' }));
     await page.getByRole('button', { name: 'Add channel' }).click();
     await expect.poll(() => page.getByTestId('channels').textContent()).toContain('Ops hook');
+    await page
+      .getByTestId('channels-feedback')
+      .filter({ hasText: 'As the first channel it now receives all 15 events' })
+      .waitFor();
     await page.getByTestId('channels').getByRole('button', { name: 'Test' }).click();
     await page.getByTestId('channels-feedback').filter({ hasText: 'Test sent to Ops hook' }).waitFor();
     await expect.poll(() => hook.received.filter((r) => r.path === '/notify').length).toBe(1);

@@ -13,23 +13,36 @@ export interface Note {
 export function useAction() {
   const [note, setNote] = useState<Note | null>(null);
   const [busy, setBusy] = useState(false);
-  const run = useCallback(async (fn: () => Promise<unknown>, ok?: string): Promise<boolean> => {
-    setBusy(true);
-    try {
-      await fn();
-      setNote(ok ? { kind: 'ok', text: ok } : null);
-      return true;
-    } catch (err) {
-      setNote({ kind: 'error', text: errorText(err) });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  /** `ok` may be worked out from what `fn` returned, e.g. a server's note about what it also did. */
+  const run = useCallback(
+    async <T,>(fn: () => Promise<T>, ok?: string | ((result: T) => string)): Promise<boolean> => {
+      setBusy(true);
+      try {
+        const result = await fn();
+        const text = typeof ok === 'function' ? ok(result) : ok;
+        setNote(text ? { kind: 'ok', text } : null);
+        return true;
+      } catch (err) {
+        setNote({ kind: 'error', text: errorText(err) });
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [],
+  );
   return { note, busy, run, clear: () => setNote(null) };
 }
 
-export function Feedback({ note, onClose, testid }: { note: Note | null; onClose: () => void; testid?: string }) {
+export function Feedback({
+  note,
+  onClose,
+  testid,
+}: {
+  note: Note | null;
+  onClose: () => void;
+  testid?: string;
+}) {
   if (!note) return null;
   return (
     <div data-testid={testid}>

@@ -69,7 +69,8 @@ const render = (t: string) => t.replace(/\{\{\s*(\w+)\s*\}\}/g, (m, k: string) =
 /** A refusal of every channel in a send shows as an error with the notifier's reasons. */
 function checkSent(r: SendResult): void {
   const failed = r.results.filter((x) => x.status === 'failed');
-  if (failed.length) throw new Error(failed.map((f) => `channel ${f.channel_id}: ${f.error ?? 'failed'}`).join('; '));
+  if (failed.length)
+    throw new Error(failed.map((f) => `channel ${f.channel_id}: ${f.error ?? 'failed'}`).join('; '));
 }
 
 export function NotificationsPage() {
@@ -94,20 +95,33 @@ function ChannelsCard({ channels }: { channels: ReturnType<typeof useLoad<Channe
   const create = (e: Event) => {
     e.preventDefault();
     void act
-      .run(async () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(config);
-        } catch {
-          throw new Error('Config is not valid JSON');
-        }
-        await api('/api/notifications/channels', { body: { name: name.trim(), channel_type: type, config: parsed, enabled: true } });
-        channels.reload();
-      }, 'Channel added')
+      .run(
+        async () => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(config);
+          } catch {
+            throw new Error('Config is not valid JSON');
+          }
+          const made = await api<{ default_for_events?: string[] }>('/api/notifications/channels', {
+            body: { name: name.trim(), channel_type: type, config: parsed, enabled: true },
+          });
+          channels.reload();
+          return made.default_for_events?.length ?? 0;
+        },
+        (defaults) =>
+          defaults > 0
+            ? `Channel added. As the first channel it now receives all ${defaults} events; change that per event under Event templates.`
+            : 'Channel added',
+      )
       .then((ok) => ok && setName(''));
   };
   const test = (c: Channel) =>
-    void act.run(async () => checkSent(await api<SendResult>(`/api/notifications/channels/${c.id}/test`, { method: 'POST' })), `Test sent to ${c.name}`);
+    void act.run(
+      async () =>
+        checkSent(await api<SendResult>(`/api/notifications/channels/${c.id}/test`, { method: 'POST' })),
+      `Test sent to ${c.name}`,
+    );
   const remove = (c: Channel) => {
     if (!confirm(`Delete the channel "${c.name}"?`)) return;
     void act.run(async () => {
@@ -120,6 +134,11 @@ function ChannelsCard({ channels }: { channels: ReturnType<typeof useLoad<Channe
     <Card title="Channels" wide>
       <Feedback note={act.note} onClose={act.clear} testid="channels-feedback" />
       {channels.error ? <Banner>{channels.error}</Banner> : null}
+      {channels.data && channels.data.length === 0 ? (
+        <p class="muted" data-testid="no-channels">
+          No channel yet, so nothing is notified. The first channel you add receives every event.
+        </p>
+      ) : null}
       <div class="table-wrap">
         <table data-testid="channels">
           <thead>
@@ -158,7 +177,13 @@ function ChannelsCard({ channels }: { channels: ReturnType<typeof useLoad<Channe
         <div class="row">
           <label class="field">
             <span>Name</span>
-            <input type="text" name="channel_name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <input
+              type="text"
+              name="channel_name"
+              maxLength={100}
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
           </label>
           <label class="field">
             <span>Type</span>
@@ -181,7 +206,13 @@ function ChannelsCard({ channels }: { channels: ReturnType<typeof useLoad<Channe
         </div>
         <label class="field">
           <span>Config (JSON)</span>
-          <textarea name="channel_config" class="mono" rows={6} value={config} onInput={(e) => setConfig(e.currentTarget.value)} />
+          <textarea
+            name="channel_config"
+            class="mono"
+            rows={6}
+            value={config}
+            onInput={(e) => setConfig(e.currentTarget.value)}
+          />
         </label>
         <button type="submit" class="primary" disabled={act.busy}>
           Add channel
@@ -191,7 +222,13 @@ function ChannelsCard({ channels }: { channels: ReturnType<typeof useLoad<Channe
   );
 }
 
-function IdChecks({ label, items, selected, onChange, name }: {
+function IdChecks({
+  label,
+  items,
+  selected,
+  onChange,
+  name,
+}: {
   label: string;
   items: { id: number; name: string }[];
   selected: number[];
@@ -209,7 +246,9 @@ function IdChecks({ label, items, selected, onChange, name }: {
               type="checkbox"
               name={`${name}-${i.id}`}
               checked={selected.includes(i.id)}
-              onChange={(e) => onChange(e.currentTarget.checked ? [...selected, i.id] : selected.filter((x) => x !== i.id))}
+              onChange={(e) =>
+                onChange(e.currentTarget.checked ? [...selected, i.id] : selected.filter((x) => x !== i.id))
+              }
             />
             <span>{i.name}</span>
           </label>
@@ -219,7 +258,13 @@ function IdChecks({ label, items, selected, onChange, name }: {
   );
 }
 
-function GroupsCard({ groups, channels }: { groups: ReturnType<typeof useLoad<Group[]>>; channels: Channel[] }) {
+function GroupsCard({
+  groups,
+  channels,
+}: {
+  groups: ReturnType<typeof useLoad<Group[]>>;
+  channels: Channel[];
+}) {
   const act = useAction();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -228,7 +273,9 @@ function GroupsCard({ groups, channels }: { groups: ReturnType<typeof useLoad<Gr
     e.preventDefault();
     void act
       .run(async () => {
-        await api('/api/notifications/groups', { body: { name: name.trim(), description, channel_ids: ids, enabled: true } });
+        await api('/api/notifications/groups', {
+          body: { name: name.trim(), description, channel_ids: ids, enabled: true },
+        });
         groups.reload();
       }, 'Group added')
       .then((ok) => {
@@ -239,7 +286,8 @@ function GroupsCard({ groups, channels }: { groups: ReturnType<typeof useLoad<Gr
         }
       });
   };
-  const names = (ids: number[]) => ids.map((i) => channels.find((c) => c.id === i)?.name ?? `#${i}`).join(', ');
+  const names = (ids: number[]) =>
+    ids.map((i) => channels.find((c) => c.id === i)?.name ?? `#${i}`).join(', ');
   return (
     <Card title="Groups">
       <Feedback note={act.note} onClose={act.clear} testid="groups-feedback" />
@@ -247,7 +295,8 @@ function GroupsCard({ groups, channels }: { groups: ReturnType<typeof useLoad<Gr
       <ul>
         {(groups.data ?? []).map((g) => (
           <li key={g.id}>
-            <strong>{g.name}</strong> {g.enabled ? '' : '(disabled)'} · {names(g.channel_ids) || 'no channels'}
+            <strong>{g.name}</strong> {g.enabled ? '' : '(disabled)'} ·{' '}
+            {names(g.channel_ids) || 'no channels'}
             {g.description ? <span class="muted"> · {g.description}</span> : null}
           </li>
         ))}
@@ -255,11 +304,23 @@ function GroupsCard({ groups, channels }: { groups: ReturnType<typeof useLoad<Gr
       <form onSubmit={create}>
         <label class="field">
           <span>Name</span>
-          <input type="text" name="group_name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            type="text"
+            name="group_name"
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <label class="field">
           <span>Description</span>
-          <input type="text" name="group_description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <input
+            type="text"
+            name="group_description"
+            maxLength={500}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
         </label>
         <IdChecks label="Channels" name="group-channel" items={channels} selected={ids} onChange={setIds} />
         <button type="submit" class="primary" disabled={act.busy}>
@@ -290,12 +351,25 @@ function EventsCard({ channels, groups }: { channels: Channel[]; groups: Group[]
           </select>
         </label>
       ) : null}
-      {current ? <EventForm key={current.event} setting={current} channels={channels} groups={groups} onSaved={list.reload} /> : null}
+      {current ? (
+        <EventForm
+          key={current.event}
+          setting={current}
+          channels={channels}
+          groups={groups}
+          onSaved={list.reload}
+        />
+      ) : null}
     </Card>
   );
 }
 
-function EventForm({ setting, channels, groups, onSaved }: {
+function EventForm({
+  setting,
+  channels,
+  groups,
+  onSaved,
+}: {
   setting: EventSetting;
   channels: Channel[];
   groups: Group[];
@@ -326,7 +400,11 @@ function EventForm({ setting, channels, groups, onSaved }: {
       if (ids.size === 0) throw new Error('Choose at least one channel or group to test');
       checkSent(
         await api<SendResult>('/api/notifications/send', {
-          body: { title: render(d.title_template) || d.event, body: render(d.body_template) || d.event, channel_ids: [...ids] },
+          body: {
+            title: render(d.title_template) || d.event,
+            body: render(d.body_template) || d.event,
+            channel_ids: [...ids],
+          },
         }),
       );
     }, 'Test message sent');
@@ -334,20 +412,52 @@ function EventForm({ setting, channels, groups, onSaved }: {
     <form onSubmit={save}>
       <Feedback note={act.note} onClose={act.clear} testid="event-feedback" />
       <label class="check">
-        <input type="checkbox" name="event_enabled" checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          name="event_enabled"
+          checked={d.enabled}
+          onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })}
+        />
         <span>Send on {d.event}</span>
       </label>
-      <IdChecks label="Channels" name="event-channel" items={channels} selected={d.channel_ids} onChange={(ids) => setD({ ...d, channel_ids: ids })} />
-      <IdChecks label="Groups" name="event-group" items={groups} selected={d.group_ids} onChange={(ids) => setD({ ...d, group_ids: ids })} />
+      <IdChecks
+        label="Channels"
+        name="event-channel"
+        items={channels}
+        selected={d.channel_ids}
+        onChange={(ids) => setD({ ...d, channel_ids: ids })}
+      />
+      <IdChecks
+        label="Groups"
+        name="event-group"
+        items={groups}
+        selected={d.group_ids}
+        onChange={(ids) => setD({ ...d, group_ids: ids })}
+      />
       <label class="field">
         <span>Title template</span>
-        <input type="text" name="title_template" maxLength={200} value={d.title_template} onInput={(e) => setD({ ...d, title_template: e.currentTarget.value })} />
+        <input
+          type="text"
+          name="title_template"
+          maxLength={200}
+          value={d.title_template}
+          onInput={(e) => setD({ ...d, title_template: e.currentTarget.value })}
+        />
       </label>
       <label class="field">
-        <span>Body template ({'{{runtime}}'}, {'{{reason}}'}, {'{{fuel_gallons}}'}, {'{{timestamp}}'}, …)</span>
-        <textarea name="body_template" maxLength={4000} value={d.body_template} onInput={(e) => setD({ ...d, body_template: e.currentTarget.value })} />
+        <span>
+          Body template ({'{{runtime}}'}, {'{{reason}}'}, {'{{fuel_gallons}}'}, {'{{timestamp}}'}, …)
+        </span>
+        <textarea
+          name="body_template"
+          maxLength={4000}
+          value={d.body_template}
+          onInput={(e) => setD({ ...d, body_template: e.currentTarget.value })}
+        />
       </label>
-      <p class="muted">Preview: {render(d.title_template)} — {render(d.body_template)}</p>
+      <p class="muted">
+        Preview: {render(d.title_template)} — {render(d.body_template)}
+      </p>
       <div class="actions">
         <button type="submit" class="primary" disabled={act.busy}>
           Save
@@ -385,7 +495,9 @@ function HistoryCard() {
                 <td>{r.channel_name}</td>
                 <td>{r.title}</td>
                 <td class="num">{r.attempt}</td>
-                <td class={r.status === 'failed' ? 'bad' : ''}>{r.error ? `${r.status}: ${r.error}` : r.status}</td>
+                <td class={r.status === 'failed' ? 'bad' : ''}>
+                  {r.error ? `${r.status}: ${r.error}` : r.status}
+                </td>
               </tr>
             ))}
           </tbody>

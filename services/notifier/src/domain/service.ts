@@ -70,7 +70,12 @@ export class NotifierService {
     return channelView(await this.mustChannel(id));
   }
 
-  async createChannel(input: notifier.ChannelInput): Promise<notifier.Channel> {
+  /**
+   * A fresh install notifies nobody: every event starts with no channel. The first channel created
+   * therefore becomes the channel of every event nobody has configured yet, and the answer says which,
+   * so the console can tell the user (and where to change it).
+   */
+  async createChannel(input: notifier.ChannelInput): Promise<notifier.ChannelCreated> {
     this.checkTargets(input.channel_type, input.config);
     const now = this.clock.now();
     const created = await this.repo.createChannel({
@@ -81,7 +86,16 @@ export class NotifierService {
       created_at: now,
       updated_at: now,
     });
-    return channelView(created);
+    const defaultFor: NotificationEvent[] = [];
+    if ((await this.repo.listChannels()).length === 1) {
+      const configured = new Set((await this.repo.listSettings()).map((s) => s.event));
+      for (const event of NotificationEventSchema.options) {
+        if (configured.has(event)) continue;
+        await this.repo.putSetting({ ...defaultSetting(event), channel_ids: [created.id], updated_at: now });
+        defaultFor.push(event);
+      }
+    }
+    return { ...channelView(created), default_for_events: defaultFor };
   }
 
   /** An update may leave secrets out (or echo their masked form) to keep them. */

@@ -116,4 +116,5 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   boot_disarmed_failsafe: system('Disarmed at boot by the fail-safe policy'),
   hardware_safety_engaged_relaynode: system('Emergency stop engaged at the relay node'),
   hardware_safety_released_relaynode: system('Emergency stop released at the relay node'),
+  hoa_position_changed: system('HOA selector moved'),
 };

@@ -58,7 +58,7 @@ export function mountRoutes(app: OutpostApp, service: NotifierService, repo: Not
       tags,
       summary: 'Create a channel',
       request: body(notifier.ChannelInput),
-      responses: { 201: json(notifier.Channel, 'Created'), ...errors },
+      responses: { 201: json(notifier.ChannelCreated, 'Created'), ...errors },
     }),
     async (c) => c.json(await run(() => service.createChannel(c.req.valid('json'))), 201),
   );
