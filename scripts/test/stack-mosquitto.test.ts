@@ -48,7 +48,7 @@ const EXPECTED_METRICS: Record<string, string[]> = {
   controller: [
     'controller_generator_running',
     'controller_relay_commands_total',
-    'controller_heartbeat_age_seconds',
+    'controller_heartbeat_last_sent_timestamp_seconds',
     'controller_failsafe_triggered',
     'controller_epo_engaged',
     'controller_generator_run_seconds_total',
@@ -57,7 +57,7 @@ const EXPECTED_METRICS: Record<string, string[]> = {
     'relaynode_relay_on',
     'relaynode_failsafe_triggered',
     'relaynode_epo_engaged',
-    'relaynode_seconds_since_heartbeat',
+    'relaynode_last_heartbeat_timestamp_seconds',
     'relaynode_desired_states_total',
   ],
   notifier: [],

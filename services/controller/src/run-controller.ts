@@ -149,7 +149,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       pending_database_writes: svc.controller.pendingWrites,
     }),
   });
-  metrics.register(app.metrics.registry, svc, heartbeat, clock);
+  metrics.register(app.metrics.registry, svc, heartbeat);
   const server = await serveApp(app, { port: listenPort(env), host: env.HOST });
   logger.info({ url: server.url }, 'controller listening');
 

@@ -1,6 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../bus/heartbeat.js';
-import type { Clock } from '../domain/clock.js';
 import { controllerStats } from '../ha/stats.js';
 import type { ControllerService } from '../service.js';
 
@@ -38,7 +37,7 @@ export function createControllerMetrics() {
         },
       };
     },
-    register(registry: Registry, svc: ControllerService, heartbeat: HeartbeatPublisher, clock: Clock): void {
+    register(registry: Registry, svc: ControllerService, heartbeat: HeartbeatPublisher): void {
       registry.registerMetric(relayCommands);
       const registers = [registry];
       const view = () => svc.controller.view();
@@ -60,13 +59,14 @@ export function createControllerMetrics() {
         'Emergency power off engaged on the relay node',
         () => view().slave_physical_safety_engaged,
       );
+      // A timestamp, not an age: time() - it gives the age at query time, never a stale one.
       new Gauge({
-        name: 'controller_heartbeat_age_seconds',
-        help: 'Seconds since the last heartbeat delivered to the broker (-1 before the first)',
+        name: 'controller_heartbeat_last_sent_timestamp_seconds',
+        help: 'Unix time of the last heartbeat delivered to the broker (0 before the first)',
         registers,
         collect() {
           const last = heartbeat.lastSent;
-          this.set(last ? Math.max(0, (clock.now() - last.issued_at) / 1000) : -1);
+          this.set(last ? last.issued_at / 1000 : 0);
         },
       });
       new Counter({
@@ -74,7 +74,9 @@ export function createControllerMetrics() {
         help: 'Generator run time over all recorded runs, the current run included',
         registers,
         async collect() {
-          const stats = await controllerStats(svc);
+          // The database may be down: this series keeps its last value rather than fail the whole scrape.
+          const stats = await controllerStats(svc).catch(() => null);
+          if (!stats) return;
           this.reset();
           this.inc(Math.round(stats.total_run_hours * 3600));
         },

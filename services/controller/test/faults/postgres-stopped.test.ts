@@ -131,6 +131,15 @@ describe('PostgreSQL stopped mid-run (real server process)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('while it is down, a Prometheus scrape still answers with the live gauges', async (ctx) => {
+    if (!built || !pg || runId === 0) return ctx.skip();
+    const res = await fetch(`${controller.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^controller_generator_running(\{[^}]*\})? 0$/m);
+    expect(text).toMatch(/^controller_relaynode_connected(\{[^}]*\})? 1$/m);
+  });
+
   it('once the server is back, the stopped run is recorded and the state reconciles', async (ctx) => {
     if (!built || !pg || runId === 0) return ctx.skip();
     await pg.start();

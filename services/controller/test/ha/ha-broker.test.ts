@@ -218,7 +218,7 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
       'controller_relaynode_connected',
       'controller_failsafe_triggered',
       'controller_epo_engaged',
-      'controller_heartbeat_age_seconds',
+      'controller_heartbeat_last_sent_timestamp_seconds',
       'controller_generator_run_seconds_total',
       'http_request_duration_seconds_bucket',
       'process_cpu_user_seconds_total',

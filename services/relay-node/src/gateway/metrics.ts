@@ -1,5 +1,5 @@
 import type { OutpostApp } from '@outpost/runtime';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { RelayNode } from '../domain/relay-node.js';
 
 /** Safety state as Prometheus gauges, read at scrape time so they can never go stale. */
@@ -22,20 +22,24 @@ export function registerNodeMetrics(app: OutpostApp, node: RelayNode): void {
     () => node.failsafeStatus().failsafe_triggered,
   );
   flag('relaynode_epo_engaged', 'Emergency power off engaged', () => node.isEpoEngaged);
-  new Gauge({
-    name: 'relaynode_heartbeats',
+  // A running count is a counter, so rate() and increase() work across restarts.
+  new Counter({
+    name: 'relaynode_heartbeats_total',
     help: 'Heartbeats accepted since start',
     registers,
     collect() {
-      this.set(node.failsafeStatus().heartbeat_count);
+      const total = node.failsafeStatus().heartbeat_count;
+      this.reset();
+      this.inc(total);
     },
   });
+  // A timestamp, not an age: an age is stale the moment it is scraped, and time() - it gives the age.
   new Gauge({
-    name: 'relaynode_seconds_since_heartbeat',
-    help: 'Seconds since the last accepted heartbeat (-1 before the first)',
+    name: 'relaynode_last_heartbeat_timestamp_seconds',
+    help: 'Unix time of the last accepted heartbeat (0 before the first)',
     registers,
     collect() {
-      this.set(node.failsafeStatus().seconds_since_heartbeat ?? -1);
+      this.set(node.failsafeStatus().last_heartbeat ?? 0);
     },
   });
 }

@@ -42,7 +42,10 @@ describe('relay node /metrics', () => {
     expect(sumFor(text, 'expired')).toBe(1);
     expect(text).toMatch(/^relaynode_relay_on\{[^}]*\} 0$/m);
     expect(text).toMatch(/^relaynode_failsafe_triggered\{[^}]*\} 0$/m);
-    expect(text).toMatch(/^relaynode_seconds_since_heartbeat\{[^}]*\} \d/m);
+    expect(text).toMatch(/^# TYPE relaynode_heartbeats_total counter$/m);
+    // The last fresh heartbeat's time, not an age that is stale once scraped.
+    const last = Number(/^relaynode_last_heartbeat_timestamp_seconds\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    expect(Math.abs(last - now / 1000)).toBeLessThan(60);
     expect(text).toMatch(/^http_request_duration_seconds_count\{[^}]*route="\/api\/heartbeat"/m);
   });
 });
