@@ -22,6 +22,7 @@ export {
   redactUrl,
 } from './mqtt.js';
 export { type RunningServer, serveApp } from './serve.js';
-export { HardenedResponse, SECURITY_HEADERS } from './security-headers.js';
+export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
+export { type ServerTls, serverTlsFromEnv } from './tls.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
 export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

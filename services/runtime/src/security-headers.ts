@@ -9,14 +9,15 @@ import type { Context } from 'hono';
 /**
  * The response hardening headers every gateway sends (the OWASP secure-headers set, without
  * Cross-Origin-Embedder-Policy, which would block the consoles' own assets in some browsers).
- * Lower-case, as Node and the Fetch API hand header names around.
+ * Lower-case, as Node and the Fetch API hand header names around. Strict-Transport-Security is apart
+ * (HSTS_HEADER): a browser ignores it over plain HTTP, and sent there it only claims a protection
+ * that is not in place.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=15552000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-dns-prefetch-control': 'off',
   'x-download-options': 'noopen',
@@ -24,7 +25,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-permitted-cross-domain-policies': 'none',
   'x-xss-protection': '0',
 };
+/** Sent only by HTTPS listeners. */
+export const HSTS_HEADER = ['strict-transport-security', 'max-age=15552000; includeSubDomains'] as const;
 const ENTRIES = Object.entries(SECURITY_HEADERS);
+const TLS_ENTRIES: [string, string][] = [...ENTRIES, [...HSTS_HEADER]];
 
 /**
  * A Node response that adds SECURITY_HEADERS at writeHead; a header the route set itself wins.
@@ -40,27 +44,41 @@ export class HardenedResponse<Req extends IncomingMessage = IncomingMessage> ext
   ): this {
     const hasReason = typeof reasonOrHeaders === 'string';
     const given = hasReason ? maybeHeaders : reasonOrHeaders;
-    const headers = mergeHeaders(given, this as ServerResponse);
+    const headers = mergeHeaders(given, this as ServerResponse, this.hardeningHeaders());
     return hasReason
       ? super.writeHead(statusCode, reasonOrHeaders, headers)
       : super.writeHead(statusCode, headers);
+  }
+
+  protected hardeningHeaders(): [string, string][] {
+    return ENTRIES;
+  }
+}
+
+/** The HTTPS listener's response: the same headers plus HSTS. */
+export class HardenedTlsResponse<
+  Req extends IncomingMessage = IncomingMessage,
+> extends HardenedResponse<Req> {
+  protected override hardeningHeaders(): [string, string][] {
+    return TLS_ENTRIES;
   }
 }
 
 function mergeHeaders(
   given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
   res: ServerResponse,
+  entries: [string, string][],
 ): OutgoingHttpHeaders | OutgoingHttpHeader[] {
   if (Array.isArray(given)) {
     // Flat [name, value, name, value…] form.
     const names = new Set<string>();
     for (let i = 0; i < given.length; i += 2) names.add(String(given[i]).toLowerCase());
     const out = [...given];
-    for (const [name, value] of ENTRIES) if (!names.has(name) && !res.hasHeader(name)) out.push(name, value);
+    for (const [name, value] of entries) if (!names.has(name) && !res.hasHeader(name)) out.push(name, value);
     return out;
   }
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of ENTRIES) if (!res.hasHeader(name)) out[name] = value;
+  for (const [name, value] of entries) if (!res.hasHeader(name)) out[name] = value;
   if (given) {
     for (const name of Object.keys(given)) {
       const lower = name.toLowerCase();

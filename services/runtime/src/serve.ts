@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { HardenedResponse } from './security-headers.js';
+import { HardenedResponse, HardenedTlsResponse } from './security-headers.js';
+import { type ServerTls, serverTlsFromEnv } from './tls.js';
 
 export interface RunningServer {
   port: number;
@@ -10,22 +12,36 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens and resolves once the port is bound (port 0 picks a free one); rejects on EADDRINUSE. */
+/**
+ * Listens and resolves once the port is bound (port 0 picks a free one); rejects on EADDRINUSE.
+ * HTTPS when `tls` is given, or when it is left out and TLS_CERT_FILE/TLS_KEY_FILE are set, so every
+ * gateway follows the launcher's TLS setting without code of its own; `tls: null` forces plain HTTP.
+ */
 export function serveApp(
   // Structural on purpose: OpenAPIHono and Hono differ in their env type parameter.
   // biome-ignore lint/suspicious/noExplicitAny: any Hono flavour's fetch
   app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
-  opts: { port: number; host?: string },
+  opts: { port: number; host?: string; tls?: ServerTls | null },
   onServer?: (server: ReturnType<typeof serve>) => void,
 ): Promise<RunningServer> {
   const host = opts.host ?? '0.0.0.0';
+  const tls = opts.tls === undefined ? serverTlsFromEnv() : opts.tls;
   return new Promise((resolve, reject) => {
     const server = serve(
       {
         fetch: app.fetch,
         port: opts.port,
         hostname: host,
-        serverOptions: { ServerResponse: HardenedResponse as typeof ServerResponse },
+        ...(tls
+          ? {
+              createServer: createHttpsServer,
+              serverOptions: {
+                cert: tls.cert,
+                key: tls.key,
+                ServerResponse: HardenedTlsResponse as typeof ServerResponse,
+              },
+            }
+          : { serverOptions: { ServerResponse: HardenedResponse as typeof ServerResponse } }),
       },
       (info: AddressInfo) => {
         server.off('error', reject);
@@ -33,7 +49,7 @@ export function serveApp(
           host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
         resolve({
           port: info.port,
-          url: `http://${shown}:${info.port}`,
+          url: `${tls ? 'https' : 'http'}://${shown}:${info.port}`,
           server,
           close: () =>
             new Promise<void>((done) => {
