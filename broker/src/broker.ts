@@ -1,7 +1,7 @@
 import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
 import type { Registry } from 'prom-client';
 import { canPublish, canSubscribe, checkPublishCommon, DEFAULT_TOPIC_PREFIX, type Verdict } from './acl.js';
-import { type Listener, listenTcp, listenWebSocket } from './listeners.js';
+import { type Listener, type ListenerTls, listenTcp, listenTls, listenWebSocket } from './listeners.js';
 import { createRedisBackplane, type RedisBackplane } from './redis.js';
 import { BrokerCounters, createBrokerRegistry, publishSysStats } from './stats.js';
 import { type MqttUser, type Principal, type UsersFile, verifyPassword } from './users.js';
@@ -19,6 +19,17 @@ export interface StartBrokerOptions {
   /** WebSocket port; 0 picks a free one; false: no WebSocket listener. Default 9001 (0 when `port` is 0). */
   wsPort?: number | false;
   host?: string;
+  /**
+   * Certificate and key: the broker also listens for MQTTS on `tlsPort` and WSS on `wssPort`, on
+   * `host`, while the plain listeners move to `plainHost`.
+   */
+  tls?: ListenerTls | null;
+  /** MQTTS port; 0 picks a free one. Default 8883. */
+  tlsPort?: number;
+  /** WSS port; 0 picks a free one; false: none. Default 8884 (0 when `tlsPort` is 0). */
+  wssPort?: number | false;
+  /** Address of the plain TCP and WebSocket listeners. Default `host`. */
+  plainHost?: string;
   /** Given: every client must log in and the ACL applies. Null/absent: no authentication, no ACL. */
   users?: UsersFile | null;
   /** With `users`: clients without credentials may connect, as read-only viewers. */
@@ -40,6 +51,11 @@ export interface RunningBroker {
   wsUrl: string | null;
   port: number;
   wsPort: number | null;
+  /** mqtts://…, with TLS. */
+  tlsUrl: string | null;
+  wssUrl: string | null;
+  tlsPort: number | null;
+  wssPort: number | null;
   aedes: Aedes;
   registry: Registry;
   close(): Promise<void>;
@@ -196,18 +212,35 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   statsTimer.unref();
 
   try {
-    const tcp = await listenTcp(aedes, opts.port ?? 1883, host);
+    const plainHost = opts.plainHost ?? host;
+    const tcp = await listenTcp(aedes, opts.port ?? 1883, plainHost);
     listeners.push(tcp);
     // A random TCP port (tests) implies a random WebSocket port, so parallel brokers never collide on 9001.
     const wsPort = opts.wsPort ?? (opts.port === 0 ? 0 : 9001);
-    const ws = wsPort === false ? null : await listenWebSocket(aedes, wsPort, host);
+    const ws = wsPort === false ? null : await listenWebSocket(aedes, wsPort, plainHost);
     if (ws) listeners.push(ws);
-    const h = hostForUrl(host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host);
+    let secure: Listener | null = null;
+    let wss: Listener | null = null;
+    if (opts.tls) {
+      secure = await listenTls(aedes, opts.tlsPort ?? 8883, host, opts.tls);
+      listeners.push(secure);
+      const wssPort = opts.wssPort ?? (opts.tlsPort === 0 ? 0 : 8884);
+      wss = wssPort === false ? null : await listenWebSocket(aedes, wssPort, host, opts.tls);
+      if (wss) listeners.push(wss);
+    }
+    const shown = (bind: string) =>
+      hostForUrl(bind === '0.0.0.0' ? '127.0.0.1' : bind === '::' ? '::1' : bind);
+    const h = shown(plainHost);
+    const t = shown(host);
     return {
       url: `mqtt://${h}:${tcp.port}`,
       wsUrl: ws ? `ws://${h}:${ws.port}` : null,
       port: tcp.port,
       wsPort: ws ? ws.port : null,
+      tlsUrl: secure ? `mqtts://${t}:${secure.port}` : null,
+      wssUrl: wss ? `wss://${t}:${wss.port}` : null,
+      tlsPort: secure ? secure.port : null,
+      wssPort: wss ? wss.port : null,
       aedes,
       registry: createBrokerRegistry(aedes, counters),
       close,

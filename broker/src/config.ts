@@ -7,6 +7,8 @@ export const BrokerEnv = z.object({
   MQTT_PORT: port.default(1883),
   MQTT_WS_PORT: port.default(9001),
   MQTT_HOST: z.string().min(1).default('0.0.0.0'),
+  MQTT_TLS_PORT: port.default(8883),
+  MQTT_WSS_PORT: port.default(8884),
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z
     .string()

@@ -1,12 +1,25 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import {
   createServer as createTcpServer,
   type AddressInfo,
   type Server as TcpServer,
   type Socket,
 } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+
+/** PEM certificate chain and key of a TLS listener. */
+export interface ListenerTls {
+  cert: Buffer | string;
+  key: Buffer | string;
+}
 
 export interface Listener {
   port: number;
@@ -50,12 +63,40 @@ export async function listenTcp(aedes: Aedes, port: number, host: string): Promi
   return { port: bound, close: () => shutdown(server, sockets) };
 }
 
-/** MQTT over WebSocket (subprotocol `mqtt`), as browsers and MQTT explorers use it. */
-export async function listenWebSocket(aedes: Aedes, port: number, host: string): Promise<Listener> {
-  const http = createHttpServer((_req, res) => {
+/**
+ * MQTT over TLS (MQTTS). A client that does not speak TLS, or distrusts the certificate, fails its
+ * handshake and is dropped; aedes never sees it.
+ */
+export async function listenTls(
+  aedes: Aedes,
+  port: number,
+  host: string,
+  tls: ListenerTls,
+): Promise<Listener> {
+  const server = createTlsServer({ cert: tls.cert, key: tls.key }, (socket: TLSSocket) => {
+    socket.setNoDelay(true);
+    aedes.handle(socket);
+  });
+  // A failed handshake is the client's problem; without a listener Node would only log it.
+  server.on('tlsClientError', () => {});
+  const sockets = trackSockets(server);
+  const bound = await listen(server, port, host);
+  return { port: bound, close: () => shutdown(server, sockets) };
+}
+
+/** MQTT over WebSocket (subprotocol `mqtt`), as browsers and MQTT explorers use it; WSS when `tls` is given. */
+export async function listenWebSocket(
+  aedes: Aedes,
+  port: number,
+  host: string,
+  tls?: ListenerTls,
+): Promise<Listener> {
+  const answer = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(426, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ detail: 'MQTT over WebSocket only: upgrade with subprotocol "mqtt"' }));
-  });
+  };
+  const http = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, answer) : createHttpServer(answer);
+  if (tls) http.on('tlsClientError', () => {});
   const sockets = trackSockets(http);
   const wss = new WebSocketServer({ server: http });
   wss.on('connection', (ws, req: IncomingMessage) => {

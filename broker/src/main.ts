@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger, stopOnSignals } from '@outpost/runtime';
+import { createLogger, type ServerTls, serverTlsFromEnv, stopOnSignals } from '@outpost/runtime';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
 import { parseBrokerEnv } from './config.js';
@@ -16,6 +16,12 @@ async function main(): Promise<void> {
   let env: ReturnType<typeof parseBrokerEnv>;
   try {
     env = parseBrokerEnv(process.env);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  let tls: ServerTls | null;
+  try {
+    tls = serverTlsFromEnv(process.env);
   } catch (err) {
     fail((err as Error).message);
   }
@@ -39,6 +45,15 @@ async function main(): Promise<void> {
     port: env.MQTT_PORT,
     wsPort: env.MQTT_WS_PORT,
     host: env.MQTT_HOST,
+    // With TLS, passwords may cross the network only encrypted: the plain listeners stay on this host.
+    ...(tls
+      ? {
+          tls,
+          tlsPort: env.MQTT_TLS_PORT,
+          wssPort: env.MQTT_WSS_PORT,
+          plainHost: /^(127\.|::1$|localhost$)/.test(env.MQTT_HOST) ? env.MQTT_HOST : '127.0.0.1',
+        }
+      : {}),
     users,
     allowAnonymous: env.MQTT_ALLOW_ANONYMOUS,
     prefix: env.MQTT_TOPIC_PREFIX,
@@ -48,12 +63,18 @@ async function main(): Promise<void> {
   });
   collectDefaultMetrics({ register: broker.registry });
   const metrics =
-    env.METRICS_PORT === undefined ? null : await serveMetrics(broker, env.METRICS_PORT, env.MQTT_HOST);
+    env.METRICS_PORT === undefined ? null : await serveMetrics(broker, env.METRICS_PORT, env.MQTT_HOST, tls);
 
   const host = env.MQTT_HOST.includes(':') ? `[${env.MQTT_HOST}]` : env.MQTT_HOST;
-  process.stdout.write(
-    `MQTT broker listening on mqtt://${host}:${broker.port} and ws://${host}:${broker.wsPort}\n`,
-  );
+  if (tls) {
+    process.stdout.write(
+      `MQTT broker listening on mqtts://${host}:${broker.tlsPort} and wss://${host}:${broker.wssPort}; plain on ${broker.url} and ${broker.wsUrl} (this host only)\n`,
+    );
+  } else {
+    process.stdout.write(
+      `MQTT broker listening on mqtt://${host}:${broker.port} and ws://${host}:${broker.wsPort}\n`,
+    );
+  }
   logger.info(
     { users: users?.users.length ?? 0, redis: Boolean(env.REDIS_URL), metricsPort: metrics?.port },
     'broker ready',

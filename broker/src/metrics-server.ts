@@ -1,14 +1,17 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RunningBroker } from './broker.js';
+import type { ListenerTls } from './listeners.js';
 
 /** Prometheus scrape endpoint and liveness for the broker process. */
 export async function serveMetrics(
   broker: RunningBroker,
   port: number,
   host: string,
+  tls?: ListenerTls | null,
 ): Promise<{ port: number; server: Server; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -29,7 +32,11 @@ export async function serveMetrics(
       return;
     }
     json(404, { detail: 'not found' });
-  });
+  };
+  // https.Server is an http.Server at run time (it inherits the same request handling).
+  const server = (
+    tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, handle) : createServer(handle)
+  ) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
