@@ -13,13 +13,22 @@ import { RebootDay } from './enums.js';
  *   `expires_at`; it caps `expires_at` at `issued_at + 3 × heartbeat_interval`.
  * - The failsafe deadline is local: 3 × `heartbeat_interval` after the last accepted heartbeat.
  */
+
+/**
+ * The longest heartbeat interval a relay node takes. The failsafe timeout is 3 × the interval, so a
+ * message (or whoever holds the relay key) cannot stretch the time a dead controller leaves the relay on
+ * past 3 × this.
+ */
+export const MAX_HEARTBEAT_INTERVAL_SECONDS = 60;
+const HeartbeatInterval = z.number().int().min(1).max(MAX_HEARTBEAT_INTERVAL_SECONDS);
+
 export const DesiredState = z
   .object({
     epoch: z.string().min(1).max(64),
     seq: z.number().int().nonnegative(),
     issued_at: UnixMillis,
     expires_at: UnixMillis,
-    heartbeat_interval: z.number().int().min(1).max(3600),
+    heartbeat_interval: HeartbeatInterval,
     armed: z.boolean(),
     relay_on: z.boolean(),
   })
@@ -28,11 +37,12 @@ export type DesiredState = z.infer<typeof DesiredState>;
 
 /**
  * POST /api/heartbeat on the relay node (ARCHITECTURE.md); lease fields optional over REST, but all four
- * or none. Without them the heartbeat is taken as issued on arrival (no ordering).
+ * or none. Without them the heartbeat proves neither age nor order: only its OFF and disarm are obeyed,
+ * and it does not renew the failsafe.
  */
 export const HeartbeatRequest = z
   .object({
-    heartbeat_interval: z.number().int().min(1).max(3600),
+    heartbeat_interval: HeartbeatInterval,
     armed: z.boolean(),
     relay_on: z.boolean(),
     epoch: DesiredState.shape.epoch.optional(),

@@ -1,3 +1,4 @@
+import { relaynode } from '@outpost/contracts';
 import { baseEnvShape, envBool, requiredDatabaseUrl } from '@outpost/runtime';
 import { z } from 'zod';
 
@@ -21,7 +22,13 @@ export const ControllerEnv = z.object({
     .default(43200),
   ADMIN_USERNAME: z.string().min(1).max(100).default('admin'),
   ADMIN_PASSWORD: z.string().min(10, 'must be at least 10 characters').max(200).optional(),
-  HEARTBEAT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /** The relay node refuses a longer interval (contracts: MAX_HEARTBEAT_INTERVAL_SECONDS). */
+  HEARTBEAT_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(relaynode.MAX_HEARTBEAT_INTERVAL_SECONDS)
+    .default(10),
   ALLOWED_IPS: z.string().optional(),
   TRUSTED_PROXIES: z.string().optional(),
   GPIO_MODE: z.enum(['auto', 'mock', 'gpiochip', 'raspi']).default('auto'),

@@ -17,12 +17,18 @@ export interface DesiredMessage {
   heartbeat_interval: number;
   armed: boolean;
   relay_on: boolean;
-  /** Absent for a REST heartbeat without lease fields: taken as issued on arrival, unordered. */
+  /** Absent only for a REST heartbeat without lease fields. */
   lease?: LeaseStamp | undefined;
 }
 
-/** fresh: counts as a heartbeat and is applied in full. stale/expired: only its safe parts (OFF, disarm). */
-export type Verdict = 'fresh' | 'stale' | 'expired';
+/**
+ * fresh: counts as a heartbeat and is applied in full. stale/expired/unleased: only its safe parts
+ * (OFF, disarm), and the failsafe is not renewed.
+ */
+export type Verdict = 'fresh' | 'stale' | 'expired' | 'unleased';
+
+export const UNLEASED_REASON =
+  'heartbeat without lease fields (epoch, seq, issued_at, expires_at): only OFF and disarm are obeyed';
 
 export interface Judgement {
   verdict: Verdict;
@@ -48,7 +54,9 @@ export class LeaseOrder {
   /** Judges a message received at `nowMs` (node clock) without changing anything. */
   judge(msg: DesiredMessage, nowMs: number): Judgement {
     const lease = msg.lease;
-    if (!lease) return { verdict: 'fresh', reason: null };
+    // Without a lease nothing shows the message is recent or from the controller's current run: a
+    // replayed or forged one must not be able to start the generator or keep it running.
+    if (!lease) return { verdict: 'unleased', reason: UNLEASED_REASON };
     if (!this.isNewer(lease)) {
       return {
         verdict: 'stale',

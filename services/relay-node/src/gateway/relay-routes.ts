@@ -7,7 +7,7 @@ import { authErrors, body, ErrorBody, json, security } from './openapi.js';
 
 export const HeartbeatReply = relaynode.FailsafeStatus.extend({
   accepted: z.boolean(),
-  verdict: z.enum(['fresh', 'stale', 'expired']),
+  verdict: z.enum(['fresh', 'stale', 'expired', 'unleased']),
   reason: z.string().nullable(),
   relay_on: z.boolean(),
   armed: z.boolean(),

@@ -80,11 +80,19 @@ describe('heartbeat lease', () => {
     expect(relay.on).toBe(false);
   });
 
-  it('a REST heartbeat without lease fields is taken as issued on arrival', () => {
-    const { node, relay } = makeNode();
-    node.handleDesired({ heartbeat_interval: 10, armed: true, relay_on: true }, 'rest');
+  it('a heartbeat without lease fields neither arms, starts nor renews the failsafe; its OFF is obeyed', () => {
+    const { node, relay, desired } = makeNode();
+    const out = node.handleDesired({ heartbeat_interval: 10, armed: true, relay_on: true }, 'rest');
+    expect(out.verdict).toBe('unleased');
+    expect(relay.on).toBe(false);
+    expect(node.isArmed).toBe(false);
+    expect(node.failsafeStatus().heartbeat_count).toBe(0);
+
+    node.handleDesired(desired(), 'mqtt');
     expect(relay.on).toBe(true);
-    expect(node.state().applied_seq).toBeNull();
+    node.handleDesired({ heartbeat_interval: 10, armed: true, relay_on: false }, 'rest');
+    expect(relay.on).toBe(false);
+    expect(node.state().applied_seq).toBe(1);
   });
 
   it('property: the relay is ON only after a fresh, newer, armed ON message', () => {

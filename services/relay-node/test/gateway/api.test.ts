@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { startHttpPeer } from '@outpost/notify/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { leased } from '../lease-fields.js';
 import { startTestNode } from '../service-helpers.js';
 
 type Node = Awaited<ReturnType<typeof startTestNode>>;
@@ -63,7 +64,7 @@ describe('relay node REST API', () => {
     const noLease = await n.api('POST', '/api/relay/on');
     expect(noLease.status).toBe(409);
     expect(noLease.body.detail).toMatch(/no heartbeat/);
-    await n.api('POST', '/api/heartbeat', { ...HB, relay_on: false });
+    await n.api('POST', '/api/heartbeat', leased({ ...HB, relay_on: false }));
     expect((await n.api('POST', '/api/relay/on')).body).toMatchObject({ relay_on: true });
     expect(n.io.level('GPIO16')).toBe(1);
     expect((await n.api('POST', '/api/relay/off')).body).toMatchObject({ relay_on: false });
@@ -71,7 +72,7 @@ describe('relay node REST API', () => {
   });
 
   it('POST /api/heartbeat applies the intended state and replies with the failsafe status', async () => {
-    const r = await n.api('POST', '/api/heartbeat', HB);
+    const r = await n.api('POST', '/api/heartbeat', leased(HB));
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       running: true,
@@ -127,12 +128,12 @@ describe('relay node REST API', () => {
   });
 
   it('EPO (mock): engaging drops the relay at once and refuses ON; releasing does not restart', async () => {
-    await n.api('POST', '/api/heartbeat', HB);
+    await n.api('POST', '/api/heartbeat', leased(HB));
     expect(n.io.level('GPIO16')).toBe(1);
     const on = await n.api('POST', '/api/dev/epo', { engaged: true });
     expect(on.body).toMatchObject({ physical_safety_engaged: true, relay_on: false });
     expect(n.io.level('GPIO16')).toBe(0);
-    expect((await n.api('POST', '/api/heartbeat', HB)).body).toMatchObject({
+    expect((await n.api('POST', '/api/heartbeat', leased(HB))).body).toMatchObject({
       relay_on: false,
       physical_safety_engaged: true,
     });
@@ -146,7 +147,7 @@ describe('relay node REST API', () => {
 
   it('reboot/shutdown need {confirm: true} and are refused while the relay is ON', async () => {
     expect((await n.api('POST', '/api/system/reboot', {})).status).toBe(422);
-    await n.api('POST', '/api/heartbeat', HB);
+    await n.api('POST', '/api/heartbeat', leased(HB));
     const refused = await n.api('POST', '/api/system/reboot', { confirm: true });
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/relay is ON/);
@@ -168,7 +169,7 @@ describe('relay node REST API', () => {
   });
 
   it('GET /metrics exposes the safety state', async () => {
-    await n.api('POST', '/api/heartbeat', HB);
+    await n.api('POST', '/api/heartbeat', leased(HB));
     const text = await (await fetch(`${n.url}/metrics`)).text();
     expect(text).toMatch(/relaynode_relay_on\{service="relaynode"\} 1/);
     expect(text).toMatch(/relaynode_failsafe_triggered\{service="relaynode"\} 0/);
@@ -236,7 +237,7 @@ describe('administration and notifications', () => {
       config: { notifierUrls: [`json://127.0.0.1:${rx.port}/alerts`], hardwareSafety: false },
     });
     try {
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       expect(n.io.level('GPIO16')).toBe(1);
       clock.advance(30_000);
       expect(n.io.level('GPIO16')).toBe(0);
@@ -246,7 +247,7 @@ describe('administration and notifications', () => {
         title: 'Failsafe Triggered',
         type: 'failure',
       });
-      expect((await n.api('POST', '/api/heartbeat', HB)).body).toMatchObject({
+      expect((await n.api('POST', '/api/heartbeat', leased(HB, clock.now()))).body).toMatchObject({
         failsafe_triggered: false,
         relay_on: true,
       });
@@ -274,7 +275,7 @@ describe('administration and notifications', () => {
       idleClock.advance(60_000);
       // busy: the generator runs through 04:15 -> skipped, and not retried later that day
       for (let i = 0; i < 12; i++) {
-        await busy.api('POST', '/api/heartbeat', HB);
+        await busy.api('POST', '/api/heartbeat', leased(HB, busyClock.now()));
         busyClock.advance(5_000);
       }
       await busy.api('POST', '/api/relay/off');

@@ -5,6 +5,7 @@ import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
 import { startTestNode } from '../service-helpers.js';
+import { leased } from '../lease-fields.js';
 
 /**
  * The relay node's notifications end to end: NOTIFIER_URLS / the settings, through @outpost/notify,
@@ -40,7 +41,7 @@ describe('relay node notifications through @outpost/notify', () => {
       },
     });
     try {
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       clock.advance(30_000);
       expect(n.io.level('GPIO16')).toBe(0);
       const [failsafe] = await rx.waitFor(1);
@@ -61,7 +62,7 @@ describe('relay node notifications through @outpost/notify', () => {
       });
       expect(mail!.body).toContain('relay forced OFF');
 
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       const requests = await rx.waitFor(2);
       expect(requests[1]!.json).toMatchObject({ title: 'Heartbeat Restored', type: 'success' });
       const mails = await smtp.waitFor(2);
@@ -87,10 +88,10 @@ describe('relay node notifications through @outpost/notify', () => {
         failsafe_cooldown_minutes: 10,
         restored_cooldown_minutes: 0,
       });
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       clock.advance(30_000); // failsafe 1: sent
       await rx.waitFor(1);
-      await n.api('POST', '/api/heartbeat', HB); // restored: sent (no cooldown)
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now())); // restored: sent (no cooldown)
       await rx.waitFor(2);
       clock.advance(30_000); // failsafe 2, 30 s after the first: suppressed
       expect(n.io.level('GPIO16')).toBe(0);
@@ -100,10 +101,10 @@ describe('relay node notifications through @outpost/notify', () => {
       await rx.waitFor(3);
       expect(titles()).toEqual(['Failsafe Triggered', 'Heartbeat Restored', 'Test notification']);
 
-      await n.api('POST', '/api/heartbeat', HB); // restored again
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now())); // restored again
       await rx.waitFor(4);
       clock.advance(9 * 60_000); // failsafe 3 at +90 s: still suppressed
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       await rx.waitFor(5);
       clock.advance(30_000); // failsafe 4 at +10 min: the cooldown has passed
       await rx.waitFor(6);
@@ -196,7 +197,7 @@ describe('relay node notifications through @outpost/notify', () => {
       },
     });
     try {
-      await n.api('POST', '/api/heartbeat', HB);
+      await n.api('POST', '/api/heartbeat', leased(HB, clock.now()));
       clock.advance(30_000);
       await rx.waitFor(2);
       await n.api('GET', '/api/relaynode/notifications');

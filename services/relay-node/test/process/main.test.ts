@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { hasGpioChipDevice } from '@outpost/gpiochip';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../peers.js';
+import { leased } from '../lease-fields.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
 
@@ -100,7 +101,7 @@ describe('the relay node process (dist/main.js)', () => {
       const hb = await fetch(`http://127.0.0.1:${port}/api/heartbeat`, {
         method: 'POST',
         headers: { 'x-api-key': 'k', 'content-type': 'application/json' },
-        body: JSON.stringify({ heartbeat_interval: 10, armed: true, relay_on: true }),
+        body: JSON.stringify(leased({ heartbeat_interval: 10, armed: true, relay_on: true })),
       });
       expect(await hb.json()).toMatchObject({ relay_on: true });
       const exited = once(p.proc, 'exit');
