@@ -2,6 +2,18 @@ import { z } from 'zod';
 import { NotificationEvent } from './enums.js';
 import { NotifierUrl } from './relaynode.js';
 
+/**
+ * The controller's calls to the notifier carry a short HS256 token signed with NOTIFIER_API_SECRET, a
+ * key only these two hold. Issuer and audience keep any other token of the site (a user's bearer
+ * token, signed with JWT_SECRET) from being taken for one of these even if the keys were ever equal.
+ */
+export const SERVICE_TOKEN = {
+  issuer: 'outpost-controller',
+  audience: 'outpost-notifier',
+  /** Lifetime the controller gives a token: long enough for one forwarded request. */
+  lifetimeSeconds: 60,
+} as const;
+
 const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
 const Name = z.string().min(1).max(100);
 

@@ -28,6 +28,7 @@ export const DATABASE_ROLES = ['controller', 'notifier'] as const;
  */
 const jwtSecret = z.string().min(32, 'must be at least 32 characters').max(512);
 const relayKey = z.string().min(16, 'must be at least 16 characters').max(512);
+const notifierKey = z.string().min(32, 'must be at least 32 characters').max(512);
 const adminUsername = z.string().min(1).max(100);
 const adminPassword = z.string().min(10, 'must be at least 10 characters').max(200);
 const simulatorUsername = z.string().min(1).max(200);
@@ -47,6 +48,8 @@ export type JoinedSite = z.infer<typeof JoinedSite>;
 const SecretsFile = z.object({
   JWT_SECRET: jwtSecret,
   RELAYNODE_API_SECRET: relayKey,
+  /** Signs the controller's calls to the notifier; only those two get it. */
+  NOTIFIER_API_SECRET: notifierKey,
   ADMIN_USERNAME: adminUsername.optional(),
   ADMIN_PASSWORD: adminPassword,
   SIMULATOR_USERNAME: simulatorUsername.optional(),
@@ -66,6 +69,7 @@ export type Source = 'environment' | 'file' | 'generated' | 'default';
 export interface SecretSources {
   JWT_SECRET: Source;
   RELAYNODE_API_SECRET: Source;
+  NOTIFIER_API_SECRET: Source;
   ADMIN_USERNAME: Source;
   ADMIN_PASSWORD: Source;
   simulator_login: Source;
@@ -145,7 +149,7 @@ export function resolveSecrets(
   };
 
   const pick = (
-    name: 'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'ADMIN_PASSWORD',
+    name: 'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'NOTIFIER_API_SECRET' | 'ADMIN_PASSWORD',
     rule: z.ZodType<string>,
     generate: () => string,
   ): [string, Source] => {
@@ -156,6 +160,7 @@ export function resolveSecrets(
   };
   const [jwt, jwtSource] = pick('JWT_SECRET', jwtSecret, () => token(48));
   const [key, keySource] = pick('RELAYNODE_API_SECRET', relayKey, () => token(32));
+  const [notifierApi, notifierApiSource] = pick('NOTIFIER_API_SECRET', notifierKey, () => token(48));
   const [adminPw, adminPwSource] = pick('ADMIN_PASSWORD', adminPassword, () => token(12));
 
   const envAdmin = fromEnv(env, 'ADMIN_USERNAME', adminUsername);
@@ -206,6 +211,7 @@ export function resolveSecrets(
   const secrets: Secrets = {
     JWT_SECRET: jwt,
     RELAYNODE_API_SECRET: key,
+    NOTIFIER_API_SECRET: notifierApi,
     ...(admin ? { ADMIN_USERNAME: admin } : {}),
     ADMIN_PASSWORD: adminPw,
     ...simulator,
@@ -228,6 +234,7 @@ export function resolveSecrets(
     sources: {
       JWT_SECRET: jwtSource,
       RELAYNODE_API_SECRET: keySource,
+      NOTIFIER_API_SECRET: notifierApiSource,
       ADMIN_USERNAME: adminSource,
       ADMIN_PASSWORD: adminPwSource,
       simulator_login: simSource,

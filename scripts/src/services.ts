@@ -15,7 +15,12 @@ export interface ServiceDef {
 export interface LaunchContext {
   secrets: Pick<
     Secrets,
-    'JWT_SECRET' | 'RELAYNODE_API_SECRET' | 'ADMIN_PASSWORD' | 'SIMULATOR_USERNAME' | 'SIMULATOR_PASSWORD'
+    | 'JWT_SECRET'
+    | 'RELAYNODE_API_SECRET'
+    | 'NOTIFIER_API_SECRET'
+    | 'ADMIN_PASSWORD'
+    | 'SIMULATOR_USERNAME'
+    | 'SIMULATOR_PASSWORD'
   >;
   adminUsername: string;
   ports: Record<string, number>;
@@ -39,7 +44,7 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'NOTIFIER_PORT',
     defaultPort: 8002,
     mqttUser: 'notifier',
-    env: (ctx) => ({ JWT_SECRET: ctx.secrets.JWT_SECRET, ...databaseUrl(ctx, 'notifier') }),
+    env: (ctx) => ({ NOTIFIER_API_SECRET: ctx.secrets.NOTIFIER_API_SECRET, ...databaseUrl(ctx, 'notifier') }),
   },
   {
     name: 'relay-node',
@@ -60,6 +65,7 @@ export const SERVICES: ServiceDef[] = [
       ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD,
       ...databaseUrl(ctx, 'controller'),
       NOTIFIER_URL: localUrl(ctx, 'notifier'),
+      NOTIFIER_API_SECRET: ctx.secrets.NOTIFIER_API_SECRET,
       RELAYNODE_URL: localUrl(ctx, 'relay-node'),
     }),
   },

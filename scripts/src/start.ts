@@ -119,6 +119,7 @@ function describeSources(sources: SecretSources): string[] {
   return [
     ['JWT_SECRET', FROM[sources.JWT_SECRET]],
     ['RELAYNODE_API_SECRET', FROM[sources.RELAYNODE_API_SECRET]],
+    ['NOTIFIER_API_SECRET', FROM[sources.NOTIFIER_API_SECRET]],
     ['ADMIN_USERNAME', FROM[sources.ADMIN_USERNAME]],
     ['ADMIN_PASSWORD', FROM[sources.ADMIN_PASSWORD]],
     ['simulator login', FROM[sources.simulator_login]],

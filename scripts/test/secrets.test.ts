@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readUsersFile, verifyPassword } from '@outpost/broker';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MQTT_ACCOUNTS, resolveSecrets, SecretError } from '../src/secrets.js';
+import { SERVICES } from '../src/services.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -89,6 +90,7 @@ describe('secrets: environment, then secrets.json, then generated', () => {
     ['ADMIN_PASSWORD', 'short', /ADMIN_PASSWORD: must be at least 10 characters/],
     ['JWT_SECRET', 'x'.repeat(20), /JWT_SECRET: must be at least 32 characters/],
     ['RELAYNODE_API_SECRET', 'tiny', /RELAYNODE_API_SECRET: must be at least 16/],
+    ['NOTIFIER_API_SECRET', 'n'.repeat(20), /NOTIFIER_API_SECRET: must be at least 32/],
     ['MQTT_PASSWORD_VIEWER', 'abc', /MQTT_PASSWORD_VIEWER: must be at least 12/],
   ])('an invalid %s stops with a message naming it and changes nothing', (name, value, message) => {
     const dir = tempDir();
@@ -121,5 +123,27 @@ describe('secrets: environment, then secrets.json, then generated', () => {
     expect(r.secrets).toMatchObject(old);
     expect(r.sources.mqtt.controller).toBe('file');
     expect(r.sources.mqtt.viewer).toBe('generated');
+  });
+});
+
+describe('the notifier key', () => {
+  it('is its own secret, given to the controller and the notifier only; the notifier never gets JWT_SECRET', () => {
+    const dir = tempDir();
+    const r = resolveSecrets(dir, {});
+    expect(r.sources.NOTIFIER_API_SECRET).toBe('generated');
+    expect(r.secrets.NOTIFIER_API_SECRET.length).toBeGreaterThanOrEqual(32);
+    expect(r.secrets.NOTIFIER_API_SECRET).not.toBe(r.secrets.JWT_SECRET);
+    expect(resolveSecrets(dir, {}).secrets.NOTIFIER_API_SECRET).toBe(r.secrets.NOTIFIER_API_SECRET);
+
+    const ctx = {
+      secrets: r.secrets,
+      adminUsername: 'admin',
+      ports: Object.fromEntries(SERVICES.map((s) => [s.name, s.defaultPort])),
+      host: '0.0.0.0',
+    };
+    const holders = SERVICES.filter((s) => s.env(ctx).NOTIFIER_API_SECRET === r.secrets.NOTIFIER_API_SECRET);
+    expect(holders.map((s) => s.name).sort()).toEqual(['controller', 'notifier']);
+    const notifier = SERVICES.find((s) => s.name === 'notifier')!.env(ctx);
+    expect(Object.values(notifier)).not.toContain(r.secrets.JWT_SECRET);
   });
 });

@@ -53,6 +53,8 @@ export const ControllerEnv = z.object({
   RELAYNODE_API_SECRET: z.string().min(1).optional(),
   RELAYNODE_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(5),
   NOTIFIER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Signs the calls forwarded to the notifier; the notifier's value. Not JWT_SECRET: users' tokens are not its. */
+  NOTIFIER_API_SECRET: z.string().min(32, 'must be at least 32 characters').max(512).optional(),
   RELAYNODE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
@@ -69,6 +71,13 @@ export type ControllerEnv = z.infer<typeof ControllerEnv>;
 export function checkRelaynodeRest(env: ControllerEnv): string | null {
   if (env.RELAYNODE_URL && !env.RELAYNODE_API_SECRET)
     return 'Invalid environment variable RELAYNODE_API_SECRET: required when RELAYNODE_URL is set';
+  return null;
+}
+
+/** NOTIFIER_URL needs the notifier's key: the notifier refuses every call not signed with it. */
+export function checkNotifier(env: ControllerEnv): string | null {
+  if (env.NOTIFIER_URL && !env.NOTIFIER_API_SECRET)
+    return 'Invalid environment variable NOTIFIER_API_SECRET: required when NOTIFIER_URL is set';
   return null;
 }
 

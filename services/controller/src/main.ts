@@ -1,10 +1,10 @@
 import { createLogger, loadConfig, stopOnSignals } from '@outpost/runtime';
-import { checkRelaynodeRest, ControllerEnv } from './config.js';
+import { checkNotifier, checkRelaynodeRest, ControllerEnv } from './config.js';
 import { startController } from './run-controller.js';
 
 async function main(): Promise<void> {
   const env = loadConfig(ControllerEnv);
-  const restProblem = checkRelaynodeRest(env);
+  const restProblem = checkRelaynodeRest(env) ?? checkNotifier(env);
   if (restProblem) {
     process.stderr.write(`${restProblem}\n`);
     process.exit(1);

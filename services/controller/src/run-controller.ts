@@ -137,9 +137,10 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     logger,
     allowedIps: env.ALLOWED_IPS,
     trustedProxies: env.TRUSTED_PROXIES,
-    notifier: env.NOTIFIER_URL
-      ? notifierProxy({ url: env.NOTIFIER_URL, jwtSecret: env.JWT_SECRET, logger })
-      : undefined,
+    notifier:
+      env.NOTIFIER_URL && env.NOTIFIER_API_SECRET
+        ? notifierProxy({ url: env.NOTIFIER_URL, apiSecret: env.NOTIFIER_API_SECRET, logger })
+        : undefined,
     relaynode: new RelaynodeAdmin(mqtt, env.RELAYNODE_ID, env.RELAYNODE_REQUEST_TIMEOUT_SECONDS * 1000),
     health: async () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',

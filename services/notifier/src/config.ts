@@ -8,8 +8,11 @@ export const notifierEnv = z.object({
   DATABASE_URL: requiredDatabaseUrl,
   NOTIFIER_PORT: envPort(8002),
   HOST: z.string().min(1).default('0.0.0.0'),
-  /** Shared with the controller; the gateway forwards requests with a bearer JWT signed with it. */
-  JWT_SECRET: z.string().min(1).optional(),
+  /**
+   * Shared with the controller alone (not JWT_SECRET): it signs each forwarded request with it. Required,
+   * so the API is never open.
+   */
+  NOTIFIER_API_SECRET: z.string().min(32, 'must be at least 32 characters').max(512),
   NOTIFIER_SEND_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   /** Waits between attempts, comma-separated seconds; one more attempt than entries. */
   NOTIFIER_RETRY_DELAYS_SECONDS: z

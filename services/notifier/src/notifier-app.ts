@@ -82,14 +82,11 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
   prune();
   const pruneTimer = clock.setInterval(prune, DAY_MS);
 
-  if (!config.JWT_SECRET) {
-    logger.warn('JWT_SECRET is not set: the notifier API accepts requests without a token');
-  }
   const app = createGateway({
     logger,
     service,
     repo,
-    jwtSecret: config.JWT_SECRET,
+    apiSecret: config.NOTIFIER_API_SECRET,
     version: VERSION,
     health: async () => ({
       broker: bus.connected ? 'connected' : 'disconnected',

@@ -2,7 +2,7 @@ import { NOTIFICATION_EVENTS } from '@outpost/contracts';
 import { startHttpPeer } from '@outpost/notify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../src/notifier-app.js';
-import { client, embeddedBroker, JWT_SECRET, launchNotifier, token } from './helpers/notifier.js';
+import { client, embeddedBroker, launchNotifier, NOTIFIER_API_SECRET, token } from './helpers/notifier.js';
 
 let broker: Awaited<ReturnType<typeof embeddedBroker>>;
 let notifier: RunningNotifier;
@@ -37,7 +37,7 @@ describe('authentication', () => {
     expect(wrongKey.status).toBe(401);
     expect(await wrongKey.json()).toEqual({ detail: 'Invalid token' });
     const wrongAlg = await fetch(url, {
-      headers: { authorization: `Bearer ${await token(JWT_SECRET, 'HS512')}` },
+      headers: { authorization: `Bearer ${await token(NOTIFIER_API_SECRET, 'HS512')}` },
     });
     expect(wrongAlg.status).toBe(401);
     expect((await fetch(`${notifier.url}/api/system-notifications`)).status).toBe(401);

@@ -13,7 +13,7 @@ import { startHttpPeer } from '@outpost/notify/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatTime } from '../src/domain/templates.js';
 import { freshPostgres } from './helpers/databases.js';
-import { client, embeddedBroker, eventually, JWT_SECRET, launchNotifier } from './helpers/notifier.js';
+import { client, embeddedBroker, eventually, launchNotifier } from './helpers/notifier.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const controllerMain = resolve(here, '../../controller/dist/main.js');
@@ -43,7 +43,7 @@ async function startController(mqttUrl: string) {
     env: {
       PATH: process.env.PATH,
       MQTT_URL: mqttUrl,
-      JWT_SECRET,
+      JWT_SECRET: 'e2e-controller-jwt-secret-0123456789',
       ADMIN_USERNAME: 'admin',
       ADMIN_PASSWORD: 'e2e-admin-password',
       CONTROLLER_PORT: String(port),

@@ -25,6 +25,7 @@ export const REDACTED_KEYS = [
   'set-cookie',
   'JWT_SECRET',
   'RELAYNODE_API_SECRET',
+  'NOTIFIER_API_SECRET',
   'MQTT_PASSWORD',
   'ADMIN_PASSWORD',
 ];

@@ -1,11 +1,12 @@
+import { notifier } from '@outpost/contracts';
 import { SignJWT } from 'jose';
 import type { Logger } from 'pino';
 
 export interface NotifierProxyOptions {
   /** NOTIFIER_URL, e.g. http://127.0.0.1:8002 */
   url: string;
-  /** JWT_SECRET shared with the notifier (HS256). */
-  jwtSecret: string;
+  /** NOTIFIER_API_SECRET, held by the controller and the notifier only (HS256). */
+  apiSecret: string;
   timeoutMs?: number;
   /** Largest forwarded body in bytes. */
   bodyLimit?: number;
@@ -22,10 +23,12 @@ export const isNotifierPath = (path: string): boolean =>
 /**
  * Forwards /api/notifications/* and /api/system-notifications/* (after the controller's own auth)
  * to the notifier, which owns them. The caller's token is not passed on: the notifier gets a
- * 60-second HS256 token for the same user. Bounded: no answer in time is 504, no notifier is 502.
+ * 60-second service token for the same user, signed with the key only these two share. Bounded: no
+ * answer in time is 504, no notifier is 502.
  */
 export function notifierProxy(opts: NotifierProxyOptions) {
-  const key = new TextEncoder().encode(opts.jwtSecret);
+  const key = new TextEncoder().encode(opts.apiSecret);
+  const { issuer, audience, lifetimeSeconds } = notifier.SERVICE_TOKEN;
   const base = opts.url.replace(/\/+$/, '');
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const limit = opts.bodyLimit ?? 64 * 1024;
@@ -42,15 +45,17 @@ export function notifierProxy(opts: NotifierProxyOptions) {
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(username)
-      .setIssuer('outpost-controller')
+      .setIssuer(issuer)
+      .setAudience(audience)
       .setIssuedAt()
-      .setExpirationTime('60s')
+      .setExpirationTime(`${lifetimeSeconds}s`)
       .sign(key);
     headers.set('authorization', `Bearer ${token}`);
-    let body: ArrayBuffer | undefined;
+    let body: Uint8Array | undefined;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      body = await req.arrayBuffer();
-      if (body.byteLength > limit) return json(413, `Request body larger than ${limit} bytes`);
+      const read = await readBounded(req, limit);
+      if (read === null) return json(413, `Request body larger than ${limit} bytes`);
+      body = read;
     }
     let res: Response;
     try {
@@ -86,3 +91,34 @@ export function notifierProxy(opts: NotifierProxyOptions) {
 }
 
 export type NotifierProxy = ReturnType<typeof notifierProxy>;
+
+/**
+ * The body, or null as soon as it is known to pass `limit`: from its Content-Length before a byte is
+ * read, else while it streams in. Reading it whole first would let one client hold the controller's
+ * memory (or a connection, with a body that never ends) before any size check.
+ */
+async function readBounded(req: Request, limit: number): Promise<Uint8Array | null> {
+  const declared = Number(req.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) return null;
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

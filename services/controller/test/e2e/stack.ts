@@ -15,6 +15,7 @@ export const ADMIN = 'operator';
 export const PASSWORD = 'e2e console password';
 const NODE_SECRET = 'e2e-relaynode-secret';
 const JWT_SECRET = 'e2e-console-jwt-secret-0123456789';
+const NOTIFIER_API_SECRET = 'e2e-console-notifier-key-0123456789abcdef';
 
 export interface Stack {
   broker: RunningBroker;
@@ -56,7 +57,7 @@ export async function startStack(): Promise<Stack> {
       {
         NOTIFIER_PORT: String(notifierPort),
         HOST: '127.0.0.1',
-        JWT_SECRET,
+        NOTIFIER_API_SECRET,
         MQTT_URL: broker.url,
         DATA_DIR: join(dir, 'notifier'),
         DATABASE_URL: tdb.url,
@@ -71,6 +72,7 @@ export async function startStack(): Promise<Stack> {
       {
         JWT_SECRET,
         NOTIFIER_URL: notifier.url,
+        NOTIFIER_API_SECRET,
         ADMIN_USERNAME: ADMIN,
         ADMIN_PASSWORD: PASSWORD,
         MQTT_URL: broker.url,

@@ -53,7 +53,7 @@ export async function spawnNotifier(opts: {
       MQTT_TOPIC_PREFIX: PREFIX,
       DATA_DIR: opts.dataDir,
       LOG_LEVEL: 'info',
-      JWT_SECRET: 'fault-test-notifier-jwt-secret-0123',
+      NOTIFIER_API_SECRET: 'fault-test-notifier-service-key-0123456789',
       DATABASE_URL: opts.databaseUrl,
     },
     port,

@@ -7,9 +7,9 @@ import { notifierProxy } from '../../src/gateway/notifier-proxy.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
-const JWT = 'test-secret-test-secret-test-secret';
+const NOTIFIER_KEY = 'notifier-proxy-test-service-key-0123456789';
 
-/** A stand-in notifier on 127.0.0.1 that checks the bearer token the way the notifier does (HS256). */
+/** A stand-in notifier on 127.0.0.1 that checks the service token the way the notifier does. */
 async function fakeNotifier() {
   const seen: { method: string; url: string; body: string; sub: string | null; auth: string }[] = [];
   const state = { hang: false };
@@ -21,8 +21,10 @@ async function fakeNotifier() {
       const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
       let sub: string | null = null;
       try {
-        const { payload } = await jwtVerify(m?.[1] ?? '', new TextEncoder().encode(JWT), {
+        const { payload } = await jwtVerify(m?.[1] ?? '', new TextEncoder().encode(NOTIFIER_KEY), {
           algorithms: ['HS256'],
+          issuer: 'outpost-controller',
+          audience: 'outpost-notifier',
         });
         sub = payload.sub ?? null;
       } catch {
@@ -77,7 +79,7 @@ afterEach(async () => {
 describe('notifier forwarding', () => {
   it('forwards after the controller auth, with a short-lived token the notifier accepts', async () => {
     t = await testApp(database, {
-      gateway: { notifier: notifierProxy({ url: notifier.url, jwtSecret: JWT, logger }) },
+      gateway: { notifier: notifierProxy({ url: notifier.url, apiSecret: NOTIFIER_KEY, logger }) },
     });
     const channel = {
       name: 'ops',
@@ -105,7 +107,9 @@ describe('notifier forwarding', () => {
 
   it('answers 504 when the notifier does not answer in time and 502 when it is down', async () => {
     t = await testApp(database, {
-      gateway: { notifier: notifierProxy({ url: notifier.url, jwtSecret: JWT, logger, timeoutMs: 300 }) },
+      gateway: {
+        notifier: notifierProxy({ url: notifier.url, apiSecret: NOTIFIER_KEY, logger, timeoutMs: 300 }),
+      },
     });
     notifier.state.hang = true;
     const slow = await t.request('GET', '/api/notifications/history?limit=5');
@@ -118,7 +122,9 @@ describe('notifier forwarding', () => {
     const deadPort = (probe.address() as { port: number }).port;
     await new Promise<void>((r) => probe.close(() => r()));
     t = await testApp(database, {
-      gateway: { notifier: notifierProxy({ url: `http://127.0.0.1:${deadPort}`, jwtSecret: JWT, logger }) },
+      gateway: {
+        notifier: notifierProxy({ url: `http://127.0.0.1:${deadPort}`, apiSecret: NOTIFIER_KEY, logger }),
+      },
     });
     const down = await t.request('GET', '/api/notifications/channels');
     expect(down.status).toBe(502);

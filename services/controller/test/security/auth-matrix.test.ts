@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/connection.js';
 import { notifierProxy } from '../../src/gateway/notifier-proxy.js';
 import { ADMIN, type TestApp, testApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
-import { type CredentialVariant, invalidCredentials, TEST_JWT_SECRET } from './tokens.js';
+import { type CredentialVariant, invalidCredentials } from './tokens.js';
 
 /**
  * The controller's bearer-token gate, checked on every route the gateway serves: the routes are read
@@ -97,7 +97,7 @@ beforeAll(async () => {
       relaynode: new RelaynodeAdmin(null, 'main', 1000),
       notifier: notifierProxy({
         url: `http://127.0.0.1:${(notifier.address() as AddressInfo).port}`,
-        jwtSecret: TEST_JWT_SECRET,
+        apiSecret: 'auth-matrix-notifier-key-0123456789abcdef',
         logger,
       }),
     },

@@ -2,15 +2,15 @@ import { createApp, type OutpostApp } from '@outpost/runtime';
 import type { Logger } from 'pino';
 import type { NotifierService } from '../domain/service.js';
 import type { NotifierRepo } from '../domain/types.js';
-import { requireBearer } from './auth.js';
+import { requireServiceToken } from './auth.js';
 import { mountRoutes } from './routes.js';
 
 export interface GatewayOptions {
   logger: Logger;
   service: NotifierService;
   repo: NotifierRepo;
-  /** Unset: the API is open (a warning is logged at startup). */
-  jwtSecret?: string | undefined;
+  /** NOTIFIER_API_SECRET: the key the controller signs its calls with. Required: the API never opens. */
+  apiSecret: string;
   health: () => Promise<Record<string, unknown>>;
   version: string;
 }
@@ -24,13 +24,12 @@ export function createGateway(o: GatewayOptions): OutpostApp {
     description: 'Notification channels, groups, per-event settings and delivery history.',
     health: o.health,
   });
-  if (o.jwtSecret) {
-    const auth = requireBearer(o.jwtSecret);
-    app.use('/api/notifications/*', auth);
-    app.use('/api/notifications', auth);
-    app.use('/api/system-notifications/*', auth);
-    app.use('/api/system-notifications', auth);
-  }
+  if (o.apiSecret.length === 0) throw new Error('the notifier API needs NOTIFIER_API_SECRET');
+  const auth = requireServiceToken(o.apiSecret);
+  app.use('/api/notifications/*', auth);
+  app.use('/api/notifications', auth);
+  app.use('/api/system-notifications/*', auth);
+  app.use('/api/system-notifications', auth);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',

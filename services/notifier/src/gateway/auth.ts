@@ -1,11 +1,15 @@
+import { notifier } from '@outpost/contracts';
 import type { MiddlewareHandler } from 'hono';
 import { errors, jwtVerify } from 'jose';
 
+const { issuer, audience } = notifier.SERVICE_TOKEN;
+
 /**
- * Only the controller's gateway (or anyone holding the shared JWT_SECRET) may call the API:
- * `Authorization: Bearer <jwt>`, HS256 only, expiry enforced by jose.
+ * Only the controller may call the API: `Authorization: Bearer <jwt>` signed with NOTIFIER_API_SECRET
+ * (HS256), issued by the controller for the notifier, unexpired. A user's token for the controller is
+ * signed with another key and names no audience, so a logged-out or stolen one is worthless here.
  */
-export function requireBearer(secret: string): MiddlewareHandler {
+export function requireServiceToken(secret: string): MiddlewareHandler {
   const key = new TextEncoder().encode(secret);
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
@@ -15,7 +19,12 @@ export function requireBearer(secret: string): MiddlewareHandler {
         'WWW-Authenticate': 'Bearer',
       });
     try {
-      await jwtVerify(m[1]!, key, { algorithms: ['HS256'] });
+      await jwtVerify(m[1]!, key, {
+        algorithms: ['HS256'],
+        issuer,
+        audience,
+        requiredClaims: ['exp', 'iat', 'sub'],
+      });
     } catch (err) {
       const detail = err instanceof errors.JWTExpired ? 'Token expired' : 'Invalid token';
       return c.json({ detail }, 401, { 'WWW-Authenticate': 'Bearer' });

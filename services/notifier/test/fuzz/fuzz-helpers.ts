@@ -30,7 +30,7 @@ export async function notifierSnapshot(n: NotifierHandle, auth: string) {
   };
 }
 
-/** The notifier's REST API over real HTTP with a bearer token signed with its JWT secret. */
+/** The notifier's REST API over real HTTP with a service token as the controller signs one. */
 export async function notifierTarget(n: NotifierHandle): Promise<RestTarget & { limits: RestTarget }> {
   const auth = `Bearer ${await token()}`;
   const withAuth = (req: FuzzRequest) => ({ ...req, headers: { ...req.headers, authorization: auth } });

@@ -1,4 +1,5 @@
 import { startBroker } from '@outpost/broker';
+import { notifier } from '@outpost/contracts';
 import type { BaseUrls } from '@outpost/notify';
 import { createLogger } from '@outpost/runtime';
 import type { Clock } from '@outpost/runtime/clock';
@@ -8,13 +9,22 @@ import { parseNotifierConfig } from '../../src/config.js';
 import { type RunningNotifier, startNotifier } from '../../src/notifier-app.js';
 import { freshPostgres } from './databases.js';
 
-export const JWT_SECRET = 'test-secret-for-the-notifier-0123456789';
+export const NOTIFIER_API_SECRET = 'test-service-key-for-the-notifier-0123456789';
+const { issuer, audience } = notifier.SERVICE_TOKEN;
 
-export async function token(secret = JWT_SECRET, alg = 'HS256'): Promise<string> {
-  return new SignJWT({ sub: 'admin' })
+/** A service token as the controller signs one; the claims can be changed to forge a bad one. */
+export async function token(
+  secret = NOTIFIER_API_SECRET,
+  alg = 'HS256',
+  claims: { iss?: string; aud?: string; iat?: number; exp?: string | number } = {},
+): Promise<string> {
+  return new SignJWT({})
     .setProtectedHeader({ alg })
-    .setIssuedAt()
-    .setExpirationTime('10m')
+    .setSubject('admin')
+    .setIssuer(claims.iss ?? issuer)
+    .setAudience(claims.aud ?? audience)
+    .setIssuedAt(claims.iat)
+    .setExpirationTime(claims.exp ?? '10m')
     .sign(new TextEncoder().encode(secret));
 }
 
@@ -38,7 +48,7 @@ export async function launchNotifier(o: NotifierOptions): Promise<RunningNotifie
     MQTT_URL: o.mqttUrl,
     NOTIFIER_PORT: '0',
     HOST: '127.0.0.1',
-    JWT_SECRET,
+    NOTIFIER_API_SECRET,
     DATA_DIR: '/nonexistent',
     DATABASE_URL: o.databaseUrl ?? own!.url,
     NOTIFIER_SEND_TIMEOUT_SECONDS: '3',
