@@ -4,8 +4,9 @@ import { JoinedSite } from './secrets.js';
 
 /**
  * The one string a relay node on another host needs: where the controller's broker is, the relay
- * node's broker account, the relay node key and the site. Versioned, so a later format can be told
- * apart; base64url, so it survives a shell, a terminal and a copy from a web page.
+ * node's broker account, the relay node key and the site, and with TLS the CA that signed the
+ * broker's certificate. Versioned, so a later format can be told apart; base64url, so it survives a
+ * shell, a terminal and a copy from a web page. `ca` is optional, so strings made before it still apply.
  */
 const PREFIX = 'outpost-join-1.';
 
@@ -13,6 +14,11 @@ export const JoinPayload = JoinedSite.extend({
   username: z.string().min(1).max(100),
   password: z.string().min(12).max(512),
   key: z.string().min(16).max(512),
+  ca: z
+    .string()
+    .max(16_384)
+    .regex(/^-----BEGIN CERTIFICATE-----/, 'expected a PEM certificate')
+    .optional(),
 });
 export type JoinPayload = z.infer<typeof JoinPayload>;
 
@@ -63,7 +69,7 @@ export function lanAddress(): string | undefined {
 export function brokerUrlForJoin(opts: {
   explicit?: string | undefined;
   external?: string | undefined;
-  embedded?: { host: string; port: number } | undefined;
+  embedded?: { host: string; port: number; tls?: boolean } | undefined;
 }): string {
   if (opts.explicit) return opts.explicit;
   if (opts.external) {
@@ -75,5 +81,5 @@ export function brokerUrlForJoin(opts: {
   const bind = opts.embedded?.host ?? '0.0.0.0';
   const host = bind === '0.0.0.0' || bind === '::' ? (lanAddress() ?? '127.0.0.1') : bind;
   const shown = host.includes(':') ? `[${host}]` : host;
-  return `mqtt://${shown}:${opts.embedded?.port ?? 1883}`;
+  return `${opts.embedded?.tls ? 'mqtts' : 'mqtt'}://${shown}:${opts.embedded?.port ?? 1883}`;
 }

@@ -7,8 +7,11 @@
  *
  * `npm start -- relay-node --join <string>` and `install-pi.sh --join <string>` apply it themselves.
  */
-import { resolve } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join as joinPath, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '@outpost/runtime/config';
 import {
   decodeJoin,
   encodeJoin,
@@ -19,6 +22,7 @@ import {
 } from './join-string.js';
 import { readRunFile } from './run-file.js';
 import { resolveSecrets, SecretError, SECRETS_FILE_NAME } from './secrets.js';
+import { SITE_CA_FILE_NAME, TLS_DIR_NAME, tlsMode } from './tls.js';
 
 const RELAYNODE_ACCOUNT = 'relaynode';
 
@@ -26,25 +30,47 @@ const RELAYNODE_ACCOUNT = 'relaynode';
 export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicitUrl?: string): string {
   const { secrets } = resolveSecrets(dataDir, env);
   const run = readRunFile(dataDir);
-  const port = Number(env.MQTT_PORT) || 1883;
+  const host = env.HOST ?? '0.0.0.0';
+  // A running launcher knows whether its broker speaks TLS; otherwise the same rule it would follow.
+  const tls = run?.broker ? run.broker.tls_port !== undefined : tlsMode(env, host) === 'on';
+  const embedded = run?.broker
+    ? { host: run.broker.host, port: run.broker.tls_port ?? run.broker.port, tls }
+    : { host, port: tls ? Number(env.MQTT_TLS_PORT) || 8883 : Number(env.MQTT_PORT) || 1883, tls };
+  const mqttUrl = brokerUrlForJoin({
+    explicit: explicitUrl ?? env.JOIN_MQTT_URL,
+    external: env.MQTT_URL,
+    embedded,
+  });
+  const caFile = env.TLS_CA_FILE || joinPath(dataDir, TLS_DIR_NAME, 'ca.pem');
+  const ca = /^(mqtts|wss):/.test(mqttUrl) && existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
   const payload: JoinPayload = {
-    mqtt_url: brokerUrlForJoin({
-      explicit: explicitUrl ?? env.JOIN_MQTT_URL,
-      external: env.MQTT_URL,
-      embedded: run?.broker ?? { host: env.HOST ?? '0.0.0.0', port },
-    }),
+    mqtt_url: mqttUrl,
     site: env.RELAYNODE_ID || 'main',
     prefix: env.MQTT_TOPIC_PREFIX || 'outpost',
     username: RELAYNODE_ACCOUNT,
     password: secrets.mqtt[RELAYNODE_ACCOUNT]!,
     key: secrets.RELAYNODE_API_SECRET,
+    ...(ca ? { ca } : {}),
   };
   return encodeJoin(payload);
 }
 
-/** Stores what the join string carries in DATA_DIR/secrets.json; the file's other values stay. */
+/**
+ * Stores what the join string carries in DATA_DIR/secrets.json, the file's other values kept, and its
+ * CA in DATA_DIR/tls/site-ca.pem, which the launcher adds to what its services trust.
+ */
 export function applyJoin(dataDir: string, text: string): JoinPayload {
   const join = decodeJoin(text);
+  if (join.ca) {
+    try {
+      new X509Certificate(join.ca);
+    } catch {
+      throw new JoinError('the join string is damaged: ca is not a certificate');
+    }
+    const dir = joinPath(dataDir, TLS_DIR_NAME);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(joinPath(dir, SITE_CA_FILE_NAME), join.ca, { mode: 0o644 });
+  }
   resolveSecrets(
     dataDir,
     {},
@@ -95,7 +121,8 @@ function cli(): void {
     }
     fail('usage: join.js token [--mqtt-url URL] | join.js apply <join string>   (options: --data-dir DIR)');
   } catch (err) {
-    if (err instanceof JoinError || err instanceof SecretError) fail(err.message);
+    if (err instanceof JoinError || err instanceof SecretError || err instanceof ConfigError)
+      fail(err.message);
     throw err;
   }
 }

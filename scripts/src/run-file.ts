@@ -10,7 +10,15 @@ export const RUN_FILE_NAME = 'run.json';
 
 const RunInfo = z.object({
   pid: z.number().int(),
-  broker: z.object({ host: z.string(), port: z.number().int(), ws_port: z.number().int() }).optional(),
+  broker: z
+    .object({
+      host: z.string(),
+      port: z.number().int(),
+      ws_port: z.number().int(),
+      /** MQTTS, when the launcher runs TLS; the plain port then listens on loopback only. */
+      tls_port: z.number().int().optional(),
+    })
+    .optional(),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
 

@@ -27,6 +27,8 @@ export interface LaunchContext {
   /** DATABASE_URL per data-owning service, when the launcher runs the embedded PostgreSQL. */
   databaseUrls?: Record<string, string>;
   host: string;
+  /** The services serve HTTPS. */
+  tls?: boolean;
 }
 
 const databaseUrl = (ctx: LaunchContext, name: string): Record<string, string> => {
@@ -35,7 +37,7 @@ const databaseUrl = (ctx: LaunchContext, name: string): Record<string, string> =
 };
 
 const localUrl = (ctx: LaunchContext, name: string) =>
-  ctx.ports[name] !== undefined ? `http://127.0.0.1:${ctx.ports[name]}` : '';
+  ctx.ports[name] !== undefined ? `${ctx.tls ? 'https' : 'http'}://127.0.0.1:${ctx.ports[name]}` : '';
 
 /** Every service the launcher knows, in start order; only those that are built get started. */
 export const SERVICES: ServiceDef[] = [

@@ -20,6 +20,7 @@ import { JoinError } from './join-string.js';
 import { removeRunFile, writeRunFile } from './run-file.js';
 import { resolveSecrets, SECRETS_FILE_NAME, type SecretSources, SecretError } from './secrets.js';
 import { availableServices, type LaunchContext, mainFile, SERVICES } from './services.js';
+import { setupTls, TlsError } from './tls.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -181,6 +182,13 @@ async function main(): Promise<void> {
   const adminUsername = secrets.ADMIN_USERNAME ?? 'admin';
 
   const loopback = env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  const tls = await setupTls({ env: process.env, host: env.HOST, localHost: loopback, dataDir }).catch(
+    (err: unknown) => {
+      if (err instanceof ConfigError || err instanceof TlsError) fail(err.message);
+      throw err;
+    },
+  );
+  const scheme = tls.on ? 'https' : 'http';
   const deadline = Date.now() + env.START_TIMEOUT_SECONDS * 1000;
   const children: Child[] = [];
   let stopping = false;
@@ -205,6 +213,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Secrets (${join(dataDir, SECRETS_FILE_NAME)}):\n${describeSources(sources).join('\n')}\n`,
   );
+  process.stdout.write(tls.on ? `TLS on:\n${tls.lines.join('\n')}\n` : 'TLS off: plain HTTP and MQTT\n');
 
   const taken = new Set<number>();
   const lines: string[] = [];
@@ -243,6 +252,7 @@ async function main(): Promise<void> {
     // 16 MiB stays in the heap of the thread that ran it (≈70 MB kept by the broker after a few logins).
     MALLOC_MMAP_THRESHOLD_: '131072',
     ...process.env,
+    ...tls.env,
     DATA_DIR: dataDir,
     MQTT_TOPIC_PREFIX: process.env.MQTT_TOPIC_PREFIX
       ? env.MQTT_TOPIC_PREFIX
@@ -254,6 +264,8 @@ async function main(): Promise<void> {
   if (!mqttUrl) {
     const tcp = await choosePort(env.MQTT_PORT, 1883, env.HOST, taken);
     const ws = await choosePort(env.MQTT_WS_PORT, 9001, env.HOST, taken);
+    const secure = tls.on ? await choosePort(process.env.MQTT_TLS_PORT, 8883, env.HOST, taken) : null;
+    const wss = tls.on ? await choosePort(process.env.MQTT_WSS_PORT, 8884, env.HOST, taken) : null;
     for (const [what, p, dflt] of [
       ['MQTT_PORT', tcp, 1883],
       ['MQTT_WS_PORT', ws, 9001],
@@ -263,19 +275,37 @@ async function main(): Promise<void> {
     const broker = startChild(
       'broker',
       join(root, 'broker', 'dist', 'main.js'),
-      { ...baseEnv, MQTT_PORT: String(tcp.port), MQTT_WS_PORT: String(ws.port), MQTT_HOST: env.HOST },
+      {
+        ...baseEnv,
+        MQTT_PORT: String(tcp.port),
+        MQTT_WS_PORT: String(ws.port),
+        ...(secure && wss ? { MQTT_TLS_PORT: String(secure.port), MQTT_WSS_PORT: String(wss.port) } : {}),
+        MQTT_HOST: env.HOST,
+      },
       root,
     );
     children.push(broker);
     try {
-      await waitForPort(loopback, tcp.port, deadline, () => broker.proc.exitCode === null);
+      await waitForPort(loopback, (secure ?? tcp).port, deadline, () => broker.proc.exitCode === null);
     } catch (err) {
       process.stderr.write(`outpost: broker ${(err as Error).message}\n`);
       await shutdown(1);
     }
-    mqttUrl = `mqtt://${loopback}:${tcp.port}`;
-    writeRunFile(dataDir, { pid: process.pid, broker: { host: env.HOST, port: tcp.port, ws_port: ws.port } });
-    lines.push(`  ${'MQTT broker'.padEnd(12)} ${mqttUrl}  ws://${loopback}:${ws.port}`);
+    mqttUrl = secure ? `mqtts://${loopback}:${secure.port}` : `mqtt://${loopback}:${tcp.port}`;
+    writeRunFile(dataDir, {
+      pid: process.pid,
+      broker: {
+        host: env.HOST,
+        port: tcp.port,
+        ws_port: ws.port,
+        ...(secure ? { tls_port: secure.port } : {}),
+      },
+    });
+    lines.push(
+      secure && wss
+        ? `  ${'MQTT broker'.padEnd(12)} ${mqttUrl}  wss://${loopback}:${wss.port}  (plain mqtt://127.0.0.1:${tcp.port} on this host only)`
+        : `  ${'MQTT broker'.padEnd(12)} ${mqttUrl}  ws://${loopback}:${ws.port}`,
+    );
   } else {
     writeRunFile(dataDir, { pid: process.pid });
     const what = joined ? `site "${joined.site}"` : 'external';
@@ -286,7 +316,7 @@ async function main(): Promise<void> {
   for (const s of selected) {
     ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, env.HOST, taken)).port;
   }
-  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST, databaseUrls };
+  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST, databaseUrls, tls: tls.on };
   // Each service logs in with its own generated account, on the embedded broker and on an external one
   // set up from infra/ (make-passwd.sh reads the same secrets); credentials in MQTT_URL or an explicit
   // MQTT_USERNAME win.
@@ -312,7 +342,12 @@ async function main(): Promise<void> {
     );
     children.push(child);
     try {
-      await waitForHealth(`http://${loopback}:${port}/health`, deadline, () => child.proc.exitCode === null);
+      await waitForHealth(
+        `${scheme}://${loopback}:${port}/health`,
+        deadline,
+        () => child.proc.exitCode === null,
+        tls.ca,
+      );
     } catch (err) {
       process.stderr.write(`outpost: ${s.name} ${(err as Error).message}\n`);
       await shutdown(1);
@@ -323,7 +358,7 @@ async function main(): Promise<void> {
         : s.name === 'simulator'
           ? `  login: ${ctx.secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, sources.simulator_login === 'generated' ? (secrets.SIMULATOR_PASSWORD ?? null) : null, dataDir)}`
           : '';
-    lines.push(`  ${s.name.padEnd(12)} http://${loopback}:${port}${hint}`);
+    lines.push(`  ${s.name.padEnd(12)} ${scheme}://${loopback}:${port}${hint}`);
   }
 
   for (const child of children) {
