@@ -41,7 +41,9 @@ export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicit
     external: env.MQTT_URL,
     embedded,
   });
-  const caFile = env.TLS_CA_FILE || joinPath(dataDir, TLS_DIR_NAME, 'ca.pem');
+  // The CA that signed the broker's certificate: the operator's with their own certificate, else the local one.
+  const caFile =
+    env.TLS_CERT_FILE && env.TLS_CA_FILE ? env.TLS_CA_FILE : joinPath(dataDir, TLS_DIR_NAME, 'ca.pem');
   const ca = /^(mqtts|wss):/.test(mqttUrl) && existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
   const payload: JoinPayload = {
     mqtt_url: mqttUrl,

@@ -13,7 +13,8 @@ import { isLoopbackHost } from './join-string.js';
  *   TLS            auto (default): on unless HOST is a loopback address, or when TLS_CERT_FILE is set;
  *                  on; off
  *   TLS_CERT_FILE  the operator's server certificate (PEM, chain allowed) and TLS_KEY_FILE its key
- *   TLS_CA_FILE    the CA that signed it, when clients do not already trust it
+ *   TLS_CA_FILE    the CA that signed it, when clients do not already trust it; with the local CA,
+ *                  more CAs for the services to trust (a relay node host's, for RELAYNODE_URL)
  *   TLS_NAMES      extra host names or addresses for the generated server certificate, comma-separated
  */
 
@@ -175,18 +176,20 @@ export async function setupTls(opts: {
   let certFile: string;
   let keyFile: string;
   let caPem: string | null = null;
+  let givenCa: string | null = null;
+  if (env.TLS_CA_FILE) {
+    try {
+      givenCa = readFileSync(env.TLS_CA_FILE, 'utf8');
+      new X509Certificate(givenCa);
+    } catch {
+      throw new ConfigError('TLS_CA_FILE', `${env.TLS_CA_FILE} is not a readable PEM certificate`);
+    }
+  }
   if (env.TLS_CERT_FILE || env.TLS_KEY_FILE) {
     serverTlsFromEnv(env);
     certFile = env.TLS_CERT_FILE!;
     keyFile = env.TLS_KEY_FILE!;
-    if (env.TLS_CA_FILE) {
-      try {
-        caPem = readFileSync(env.TLS_CA_FILE, 'utf8');
-        new X509Certificate(caPem);
-      } catch {
-        throw new ConfigError('TLS_CA_FILE', `${env.TLS_CA_FILE} is not a readable PEM certificate`);
-      }
-    }
+    caPem = givenCa;
     const cert = new X509Certificate(readFileSync(certFile));
     if (!covers(cert, opts.localHost)) {
       throw new ConfigError(
@@ -198,7 +201,6 @@ export async function setupTls(opts: {
     if (caPem)
       lines.push(`  CA            ${env.TLS_CA_FILE}, SHA-256 ${new X509Certificate(caPem).fingerprint256}`);
   } else {
-    if (env.TLS_CA_FILE) throw new ConfigError('TLS_CA_FILE', 'set with TLS_CERT_FILE and TLS_KEY_FILE only');
     const extra = (env.TLS_NAMES ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -216,7 +218,10 @@ export async function setupTls(opts: {
       '  Trust the CA in browsers and clients, or pin the fingerprint above.',
     );
   }
-  const trust = trustBundle(dir, [...(caPem ? [caPem] : []), ...siteCa], env);
+  const trusted = [caPem, caPem === givenCa ? null : givenCa, ...siteCa].filter((p): p is string =>
+    Boolean(p),
+  );
+  const trust = trustBundle(dir, trusted, env);
   return {
     on: true,
     env: { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, ...(trust ? { NODE_EXTRA_CA_CERTS: trust } : {}) },

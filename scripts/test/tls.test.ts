@@ -101,6 +101,24 @@ describe('local CA', () => {
     expect(readFileSync(join(dir, 'ca.pem'), 'utf8')).toBe(caPem);
   });
 
+  it('trusts the CAs of TLS_CA_FILE as well, without handing them out in the join string', async () => {
+    const dataDir = tempDir();
+    const pi = await createCa({ commonName: 'Relay node host' });
+    const piFile = join(dataDir, 'pi-ca.pem');
+    writeFileSync(piFile, pi.cert);
+    const tls = await setupTls({
+      env: { TLS_CA_FILE: piFile },
+      host: '0.0.0.0',
+      localHost: '127.0.0.1',
+      dataDir,
+    });
+    const trust = readFileSync(tls.env.NODE_EXTRA_CA_CERTS!, 'utf8');
+    expect(trust).toContain(pi.cert.trim());
+    expect(trust).toContain(tls.caPem!.trim());
+    const payload = decodeJoin(makeJoinString(dataDir, { HOST: '0.0.0.0', TLS_CA_FILE: piFile }));
+    expect(payload.ca).toBe(tls.caPem);
+  });
+
   it('refuses a CA whose key is gone instead of silently making a new one', async () => {
     const dataDir = tempDir();
     await setupTls({ env: {}, host: '0.0.0.0', localHost: '127.0.0.1', dataDir });
