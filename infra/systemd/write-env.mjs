@@ -69,6 +69,10 @@ for (const svc of SERVICES) {
     ...(joined && svc.name === 'relay-node'
       ? { MQTT_URL: joined.mqtt_url, MQTT_TOPIC_PREFIX: joined.prefix, RELAYNODE_ID: joined.site }
       : {}),
+    // The CA a join string carried, so the relay node verifies the controller's broker over MQTTS.
+    ...(joined && svc.name === 'relay-node' && existsSync(join(dataDir, 'tls', 'site-ca.pem'))
+      ? { NODE_EXTRA_CA_CERTS: join(dataDir, 'tls', 'site-ca.pem') }
+      : {}),
   });
 }
 // The embedded PostgreSQL (outpost-postgres.service): each data-owning service's own role. Loaded before

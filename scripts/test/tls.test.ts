@@ -18,6 +18,7 @@ import {
   launch,
   launcherScript,
   portEnv,
+  root,
   signalGroup,
   until,
 } from './helpers/processes.js';
@@ -197,6 +198,28 @@ describe('join string with TLS', () => {
     const tls = await setupTls({ env: {}, host: '127.0.0.1', localHost: '127.0.0.1', dataDir: node });
     expect(tls.on).toBe(false);
     expect(readFileSync(tls.env.NODE_EXTRA_CA_CERTS!, 'utf8')).toContain(caPem.trim());
+  });
+
+  it('write-env.mjs points a joined relay node under systemd at the CA the join string carried', async () => {
+    const controller = tempDir();
+    await setupTls({ env: {}, host: '0.0.0.0', localHost: '127.0.0.1', dataDir: controller });
+    const node = tempDir();
+    applyJoin(join(node, 'data'), makeJoinString(controller, { HOST: '0.0.0.0' }));
+    const res = spawnSync(
+      process.execPath,
+      [
+        join(root, 'infra/systemd/write-env.mjs'),
+        '--data-dir',
+        join(node, 'data'),
+        '--out',
+        join(node, 'etc'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(res.status, res.stderr).toBe(0);
+    const env = readFileSync(join(node, 'etc', 'relay-node.env'), 'utf8');
+    expect(env).toMatch(/^MQTT_URL=mqtts:\/\//m);
+    expect(env).toContain(`NODE_EXTRA_CA_CERTS=${join(node, 'data', 'tls', 'site-ca.pem')}\n`);
   });
 
   it('a plain site still hands out mqtt:// without a CA', () => {
