@@ -1,7 +1,17 @@
 import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
 import type { Registry } from 'prom-client';
 import { canPublish, canSubscribe, checkPublishCommon, DEFAULT_TOPIC_PREFIX, type Verdict } from './acl.js';
-import { type Listener, type ListenerTls, listenTcp, listenTls, listenWebSocket } from './listeners.js';
+import type { Duplex } from 'node:stream';
+import { type ConnectionLimits, ConnectionsPerIp, DEFAULT_LIMITS, guardPacketSize } from './limits.js';
+import {
+  type Admit,
+  type Listener,
+  type ListenerTls,
+  listenTcp,
+  listenTls,
+  listenWebSocket,
+} from './listeners.js';
+import { DEFAULT_LOGIN_GATE, LoginGate, type LoginGateOptions } from './login-gate.js';
 import { createRedisBackplane, type RedisBackplane } from './redis.js';
 import { BrokerCounters, createBrokerRegistry, publishSysStats } from './stats.js';
 import { type MqttUser, type Principal, type UsersFile, verifyPassword } from './users.js';
@@ -44,6 +54,12 @@ export interface StartBrokerOptions {
   logger?: BrokerLogger;
   /** How often $SYS/broker/... is republished. Default 10 s. */
   statsIntervalMs?: number;
+  /** Packet size and connections per address. */
+  limits?: Partial<ConnectionLimits>;
+  /** Failed logins per address, and the bounded scrypt queue. */
+  loginGate?: Partial<LoginGateOptions>;
+  /** Seconds a new connection has to send CONNECT. Default 10. */
+  connectTimeoutSeconds?: number;
 }
 
 export interface RunningBroker {
@@ -62,6 +78,7 @@ export interface RunningBroker {
 }
 
 const RC_IDENTIFIER_REJECTED = 2;
+const RC_SERVER_UNAVAILABLE = 3;
 const RC_BAD_CREDENTIALS = 4;
 const RC_NOT_AUTHORIZED = 5;
 
@@ -92,6 +109,21 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   const principals = new WeakMap<Client, Principal>();
   const connectPackets = new WeakMap<Client, ConnectPacket>();
   const counters = new BrokerCounters();
+  const limits: ConnectionLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const gate = new LoginGate({ ...DEFAULT_LOGIN_GATE, ...opts.loginGate });
+  const perIp = new ConnectionsPerIp(limits.maxConnectionsPerIp);
+  const peers = new WeakMap<Duplex, string>();
+  const admit: Admit = (stream, ip) => {
+    if (!perIp.admit(ip, stream)) {
+      log.warn({ ip, max: limits.maxConnectionsPerIp }, 'refused connection: too many from this address');
+      return false;
+    }
+    peers.set(stream, ip);
+    guardPacketSize(stream, limits.maxPacketBytes, (bytes) =>
+      log.warn({ ip, bytes, max: limits.maxPacketBytes }, 'dropped connection: packet too large'),
+    );
+    return true;
+  };
 
   const refused = (client: Client | null, what: string, verdict: Verdict & { ok: false }) => {
     const who = client ? principals.get(client) : undefined;
@@ -114,34 +146,42 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
         return done(authError('credentials required', RC_NOT_AUTHORIZED), false);
       }
       const user = users.get(username);
-      verifyPassword(user ?? DUMMY_USER, password ?? Buffer.alloc(0)).then((good) => {
-        if (!user || !good) {
-          log.warn({ clientId: client.id, username }, 'refused connection: bad username or password');
-          return done(authError('bad username or password', RC_BAD_CREDENTIALS), false);
-        }
-        const principal: Principal = { username: user.username, role: user.role, id: user.id };
-        // aedes hands a client id to whoever connects last; do not let one user kick another off.
-        const holder = liveClients(aedes)[client.id];
-        const holderName = holder && holder !== client ? principals.get(holder)?.username : undefined;
-        if (holderName !== undefined && holderName !== username) {
-          log.warn(
-            { clientId: client.id, username, holder: holderName },
-            'refused connection: client id in use',
-          );
-          return done(authError('client id in use by another user', RC_IDENTIFIER_REJECTED), false);
-        }
-        // The will is published later on the client's behalf, so it must pass the ACL now.
-        const will = connectPackets.get(client)?.will;
-        if (will) {
-          const verdict = canPublish(principal, will.topic, Boolean(will.retain), prefix);
-          if (!verdict.ok) {
-            log.warn({ clientId: client.id, username, reason: verdict.reason }, 'refused connection: will');
-            return done(authError(`will refused: ${verdict.reason}`, RC_NOT_AUTHORIZED), false);
+      const ip = peers.get(client.conn as unknown as Duplex) ?? '';
+      const secret = password ?? Buffer.alloc(0);
+      gate
+        .login(ip, username, secret, () => verifyPassword(user ?? DUMMY_USER, secret))
+        .then((outcome) => {
+          if (outcome === 'busy' || outcome === 'blocked') {
+            log.warn({ clientId: client.id, username, ip, outcome }, 'refused connection: login not checked');
+            return done(authError(`login refused (${outcome})`, RC_SERVER_UNAVAILABLE), false);
           }
-        }
-        principals.set(client, principal);
-        done(null, true);
-      });
+          if (!user || outcome !== 'ok') {
+            log.warn({ clientId: client.id, username }, 'refused connection: bad username or password');
+            return done(authError('bad username or password', RC_BAD_CREDENTIALS), false);
+          }
+          const principal: Principal = { username: user.username, role: user.role, id: user.id };
+          // aedes hands a client id to whoever connects last; do not let one user kick another off.
+          const holder = liveClients(aedes)[client.id];
+          const holderName = holder && holder !== client ? principals.get(holder)?.username : undefined;
+          if (holderName !== undefined && holderName !== username) {
+            log.warn(
+              { clientId: client.id, username, holder: holderName },
+              'refused connection: client id in use',
+            );
+            return done(authError('client id in use by another user', RC_IDENTIFIER_REJECTED), false);
+          }
+          // The will is published later on the client's behalf, so it must pass the ACL now.
+          const will = connectPackets.get(client)?.will;
+          if (will) {
+            const verdict = canPublish(principal, will.topic, Boolean(will.retain), prefix);
+            if (!verdict.ok) {
+              log.warn({ clientId: client.id, username, reason: verdict.reason }, 'refused connection: will');
+              return done(authError(`will refused: ${verdict.reason}`, RC_NOT_AUTHORIZED), false);
+            }
+          }
+          principals.set(client, principal);
+          done(null, true);
+        });
     },
     authorizePublish(client, packet, done) {
       const retain = Boolean(packet.retain);
@@ -186,6 +226,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
 
   const aedes = await Aedes.createBroker({
     ...hooks,
+    connectTimeout: (opts.connectTimeoutSeconds ?? 10) * 1000,
     ...(opts.id ? { id: opts.id } : {}),
     ...(redis ? { persistence: redis.persistence, mq: redis.mq } : {}),
   });
@@ -213,19 +254,21 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
 
   try {
     const plainHost = opts.plainHost ?? host;
-    const tcp = await listenTcp(aedes, opts.port ?? 1883, plainHost);
+    const tcp = await listenTcp(aedes, opts.port ?? 1883, plainHost, admit);
+    const wsLimits = { maxPayload: limits.maxPacketBytes + 16 };
     listeners.push(tcp);
     // A random TCP port (tests) implies a random WebSocket port, so parallel brokers never collide on 9001.
     const wsPort = opts.wsPort ?? (opts.port === 0 ? 0 : 9001);
-    const ws = wsPort === false ? null : await listenWebSocket(aedes, wsPort, plainHost);
+    const ws =
+      wsPort === false ? null : await listenWebSocket(aedes, wsPort, plainHost, undefined, admit, wsLimits);
     if (ws) listeners.push(ws);
     let secure: Listener | null = null;
     let wss: Listener | null = null;
     if (opts.tls) {
-      secure = await listenTls(aedes, opts.tlsPort ?? 8883, host, opts.tls);
+      secure = await listenTls(aedes, opts.tlsPort ?? 8883, host, opts.tls, admit);
       listeners.push(secure);
       const wssPort = opts.wssPort ?? (opts.tlsPort === 0 ? 0 : 8884);
-      wss = wssPort === false ? null : await listenWebSocket(aedes, wssPort, host, opts.tls);
+      wss = wssPort === false ? null : await listenWebSocket(aedes, wssPort, host, opts.tls, admit, wsLimits);
       if (wss) listeners.push(wss);
     }
     const shown = (bind: string) =>

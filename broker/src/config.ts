@@ -21,6 +21,16 @@ export const BrokerEnv = z.object({
     .default('outpost'),
   METRICS_PORT: port.optional(),
   MQTT_ALLOW_ANONYMOUS: envBool(false),
+  /** Largest MQTT packet a client may send (and WebSocket message); a larger one drops the client. */
+  MQTT_MAX_PACKET_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  MQTT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Failed logins per address per minute before its unknown logins are refused without a check. */
+  MQTT_LOGIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
   LOG_LEVEL: z
     .string()
     .transform((v) => v.toLowerCase().replace(/^warning$/, 'warn'))

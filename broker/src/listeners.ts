@@ -11,6 +11,7 @@ import {
   type Server as TcpServer,
   type Socket,
 } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
@@ -24,6 +25,19 @@ export interface ListenerTls {
 export interface Listener {
   port: number;
   close(): Promise<void>;
+}
+
+/**
+ * Called for each new connection before aedes sees it, with the peer's address; false drops it. The
+ * broker uses it for its per-address limits and packet size guard.
+ */
+export type Admit = (stream: Duplex, ip: string) => boolean;
+
+const admitAll: Admit = () => true;
+
+/** Largest WebSocket message: one MQTT packet of the broker's limit plus framing slack. */
+export interface WebSocketLimits {
+  maxPayload?: number;
 }
 
 function listen(server: TcpServer | HttpServer, port: number, host: string): Promise<number> {
@@ -53,8 +67,14 @@ function shutdown(server: TcpServer | HttpServer, sockets: Set<Socket>): Promise
   });
 }
 
-export async function listenTcp(aedes: Aedes, port: number, host: string): Promise<Listener> {
+export async function listenTcp(
+  aedes: Aedes,
+  port: number,
+  host: string,
+  admit: Admit = admitAll,
+): Promise<Listener> {
   const server = createTcpServer((socket) => {
+    if (!admit(socket, socket.remoteAddress ?? '')) return void socket.destroy();
     socket.setNoDelay(true);
     aedes.handle(socket);
   });
@@ -72,8 +92,10 @@ export async function listenTls(
   port: number,
   host: string,
   tls: ListenerTls,
+  admit: Admit = admitAll,
 ): Promise<Listener> {
   const server = createTlsServer({ cert: tls.cert, key: tls.key }, (socket: TLSSocket) => {
+    if (!admit(socket, socket.remoteAddress ?? '')) return void socket.destroy();
     socket.setNoDelay(true);
     aedes.handle(socket);
   });
@@ -90,6 +112,8 @@ export async function listenWebSocket(
   port: number,
   host: string,
   tls?: ListenerTls,
+  admit: Admit = admitAll,
+  limits: WebSocketLimits = {},
 ): Promise<Listener> {
   const answer = (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(426, { 'content-type': 'application/json' });
@@ -98,9 +122,17 @@ export async function listenWebSocket(
   const http = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, answer) : createHttpServer(answer);
   if (tls) http.on('tlsClientError', () => {});
   const sockets = trackSockets(http);
-  const wss = new WebSocketServer({ server: http });
+  // ws closes a connection whose message passes maxPayload (1009) before buffering it whole.
+  const wss = new WebSocketServer({
+    server: http,
+    ...(limits.maxPayload ? { maxPayload: limits.maxPayload } : {}),
+  });
   wss.on('connection', (ws, req: IncomingMessage) => {
     const stream = createWebSocketStream(ws);
+    if (!admit(stream, req.socket.remoteAddress ?? '')) {
+      ws.terminate();
+      return;
+    }
     // A browser tab closing mid-frame is routine; aedes sees the stream end either way.
     stream.on('error', () => {});
     ws.on('error', () => {});

@@ -57,6 +57,11 @@ async function main(): Promise<void> {
     users,
     allowAnonymous: env.MQTT_ALLOW_ANONYMOUS,
     prefix: env.MQTT_TOPIC_PREFIX,
+    limits: {
+      maxPacketBytes: env.MQTT_MAX_PACKET_BYTES,
+      maxConnectionsPerIp: env.MQTT_MAX_CONNECTIONS_PER_IP,
+    },
+    loginGate: { failuresPerIp: env.MQTT_LOGIN_FAILURES_PER_MINUTE, windowSeconds: 60 },
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.REDIS_PREFIX ? { redisPrefix: env.REDIS_PREFIX } : {}),
     logger,

@@ -76,7 +76,12 @@ export function tempDir(tag: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-export function spawnRelayNode(opts: { mqttUrl: string; dataDir: string; port?: number }): Promise<Proc> {
+export function spawnRelayNode(opts: {
+  mqttUrl: string;
+  dataDir: string;
+  port?: number;
+  extra?: Record<string, string>;
+}): Promise<Proc> {
   return spawnService(
     RELAYNODE_MAIN,
     {
@@ -88,6 +93,7 @@ export function spawnRelayNode(opts: { mqttUrl: string; dataDir: string; port?: 
       HOST: '127.0.0.1',
       PORT: String(opts.port ?? 0),
       DATA_DIR: opts.dataDir,
+      ...opts.extra,
     },
     'relay node listening',
   );
