@@ -87,7 +87,8 @@ async function localCa(
   dir: string,
   names: string[],
 ): Promise<{ created: boolean; caPem: string; reissued: boolean }> {
-  const { createCa, issueServerCert } = await import('@outpost/runtime/pki');
+  // Loaded only to make a certificate: a launcher that stays up on a Pi should not keep the X.509 library.
+  const pki = () => import('@outpost/runtime/pki');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caCert = join(dir, 'ca.pem');
   const caKey = join(dir, 'ca.key');
@@ -98,7 +99,7 @@ async function localCa(
     );
   }
   if (!existsSync(caCert)) {
-    const ca = await createCa({ commonName: `Outpost local CA (${hostname() || 'host'})` });
+    const ca = await (await pki()).createCa({ commonName: `Outpost local CA (${hostname() || 'host'})` });
     writePrivate(caKey, ca.key, 0o600);
     writePrivate(caCert, ca.cert, 0o644);
     created = true;
@@ -123,7 +124,7 @@ async function localCa(
     Date.parse(current.validTo) - Date.now() > 30 * DAY_MS &&
     names.every((n) => covers(current, n));
   if (!fresh) {
-    const server = await issueServerCert(
+    const server = await (await pki()).issueServerCert(
       { cert: caPem, key: readFileSync(caKey, 'utf8') },
       { names, commonName: hostname() || 'localhost' },
     );
