@@ -119,6 +119,10 @@ export class OutpostMqtt {
       queueQoSZero: false,
       will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
       outgoingStore: this.outgoing,
+      // mqtt-packet otherwise builds, at the first packet written, a 2-byte Buffer for every number up to
+      // 65535 and keeps them for the life of the process: about 7 MB of heap in every service, to save
+      // one small allocation per packet.
+      writeCache: false,
     };
     this.client = mqtt.connect(opts.url, options);
     this.client.on('connect', (ack) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
+import { writeToStream } from 'mqtt-packet';
 import { pino } from 'pino';
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -43,6 +44,14 @@ describe.skipIf(!url)('runtime MQTT client against Mosquitto (TEST_MQTT_URL)', (
     await w.ready;
     await until(() => w.got.some((m) => m.payload === 'online' && m.retain));
     await w.close();
+  });
+
+  it('writes its packets without the number cache mqtt-packet would keep (about 7 MB per service)', async () => {
+    const w = watcher(url!, `${prefix}/simulator/sim1/availability`);
+    await w.ready;
+    await until(() => w.got.some((m) => m.payload === 'online'));
+    await w.close();
+    expect(writeToStream.cacheNumbers).toBe(false);
   });
 
   it('publishes typed payloads and delivers validated ones to subscribers', async () => {
