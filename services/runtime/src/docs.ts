@@ -23,18 +23,14 @@ const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
   },
 };
 
-const cache = new Map<string, Buffer>();
-
+/**
+ * Read from disk at each request, not kept: the three files are about 3 MB that an idle gateway would
+ * otherwise hold after one visit to the docs, and browsers keep them a day (cache-control below).
+ */
 async function asset(name: string): Promise<Buffer | null> {
   const spec = ASSETS[name];
   if (!spec) return null;
-  let body = cache.get(name);
-  if (!body) {
-    const root = dirname(require.resolve(`${spec.pkg}/package.json`));
-    body = await readFile(join(root, spec.file));
-    cache.set(name, body);
-  }
-  return body;
+  return readFile(join(dirname(require.resolve(`${spec.pkg}/package.json`)), spec.file));
 }
 
 const page = (title: string, head: string, body: string) =>

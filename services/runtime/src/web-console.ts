@@ -35,29 +35,39 @@ interface Asset {
   cache: string;
 }
 
-/** Every built file by URL path, with the .br/.gz siblings the build wrote. Read once: the console is small. */
-export function loadWebAssets(dir: string): Map<string, Asset> {
-  const assets = new Map<string, Asset>();
-  if (!existsSync(join(dir, 'index.html'))) return assets;
+/** Every built file's URL path and where it is on disk; the .br/.gz siblings go with their file. */
+function listWebFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  if (!existsSync(join(dir, 'index.html'))) return files;
   const walk = (d: string): void => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const file = join(d, entry.name);
       if (entry.isDirectory()) walk(file);
       else if (!file.endsWith('.br') && !file.endsWith('.gz')) {
-        const body = readFileSync(file);
-        const url = `/${relative(dir, file).split(sep).join('/')}`;
-        assets.set(url, {
-          body,
-          br: existsSync(`${file}.br`) ? readFileSync(`${file}.br`) : null,
-          gz: existsSync(`${file}.gz`) ? readFileSync(`${file}.gz`) : null,
-          type: TYPES[extname(file)] ?? 'application/octet-stream',
-          etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-          cache: url.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
-        });
+        files.set(`/${relative(dir, file).split(sep).join('/')}`, file);
       }
     }
   };
   walk(dir);
+  return files;
+}
+
+function readAsset(url: string, file: string): Asset {
+  const body = readFileSync(file);
+  return {
+    body,
+    br: existsSync(`${file}.br`) ? readFileSync(`${file}.br`) : null,
+    gz: existsSync(`${file}.gz`) ? readFileSync(`${file}.gz`) : null,
+    type: TYPES[extname(file)] ?? 'application/octet-stream',
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    cache: url.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
+  };
+}
+
+/** Every built file by URL path, with the .br/.gz siblings the build wrote, all read now. */
+export function loadWebAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const [url, file] of listWebFiles(dir)) assets.set(url, readAsset(url, file));
   return assets;
 }
 
@@ -106,13 +116,28 @@ export interface WebConsoleOptions {
  */
 export function mountWebConsole(app: OpenAPIHono, opts: WebConsoleOptions): { files: number } {
   const csp = pageCsp(opts.remoteImages ?? false);
-  const assets = loadWebAssets(opts.dir);
-  const index = assets.get('/index.html');
-  if (!index) {
+  // Only the file list is read here; each file is read at its first request and kept (the console
+  // is small): a service whose console nobody opens holds none of it.
+  const files = listWebFiles(opts.dir);
+  if (!files.has('/index.html')) {
     app.get('/', (c) => c.json({ detail: 'The web console is not built; run `npm run build`' }, 503));
     return { files: 0 };
   }
-  app.get('/', (c) => send(c, index, csp));
-  for (const [path, asset] of assets) app.get(path, (c) => send(c, asset, csp));
-  return { files: assets.size };
+  const loaded = new Map<string, Asset>();
+  const serve = (c: Context, url: string): Response => {
+    let asset = loaded.get(url);
+    if (!asset) {
+      try {
+        asset = readAsset(url, files.get(url)!);
+      } catch {
+        // Removed since the start (a rebuild in place): answer as for any unknown path.
+        return c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404);
+      }
+      loaded.set(url, asset);
+    }
+    return send(c, asset, csp);
+  };
+  app.get('/', (c) => serve(c, '/index.html'));
+  for (const url of files.keys()) app.get(url, (c) => serve(c, url));
+  return { files: files.size };
 }

@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createRoute, z } from '@hono/zod-openapi';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp, HttpError } from '../src/app.js';
+
+const require = createRequire(import.meta.url);
 
 function makeApp() {
   const app = createApp({
@@ -117,6 +121,26 @@ describe('createApp', () => {
       expect(res.status, asset).toBe(200);
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10);
     }
+  });
+
+  it('serves each docs asset as the installed file, byte for byte, on every request', async () => {
+    const app = makeApp();
+    const files = {
+      'swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
+      'swagger-ui.css': 'swagger-ui-dist/swagger-ui.css',
+      'redoc.standalone.js': 'redoc/bundles/redoc.standalone.js',
+    };
+    for (const [asset, file] of Object.entries(files)) {
+      const onDisk = readFileSync(require.resolve(file));
+      // Twice: the files are read from disk at each request, not kept, so both answers must be whole.
+      for (let i = 0; i < 2; i++) {
+        const res = await app.request(`/api/docs/assets/${asset}`);
+        expect(res.status, asset).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
+        expect(Buffer.from(await res.arrayBuffer()).equals(onDisk), asset).toBe(true);
+      }
+    }
+    expect((await app.request('/api/docs/assets/nope.js')).status).toBe(404);
   });
 
   it('exposes Prometheus metrics including HTTP timings by route', async () => {
