@@ -1,10 +1,12 @@
-import nodemailer from 'nodemailer';
 import type { Message, SendOptions, SendResult, Target } from './types.js';
 
 type EmailTarget = Extract<Target, { kind: 'email' }>;
 
 /** Plain-text mail over SMTP: subject is the title, text is the body. */
 export async function sendEmail(t: EmailTarget, m: Message, opts: SendOptions): Promise<SendResult> {
+  // Loaded at the first mail: nodemailer is about 40 modules that a service with no email channel
+  // would otherwise keep in memory for nothing.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: t.host,
     port: t.port,
