@@ -1,6 +1,15 @@
 import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
 import type { Registry } from 'prom-client';
-import { canPublish, canSubscribe, checkPublishCommon, DEFAULT_TOPIC_PREFIX, type Verdict } from './acl.js';
+import {
+  canPublish,
+  canRead,
+  canSubscribe,
+  canUseClientId,
+  checkPublishCommon,
+  DEFAULT_HA_PREFIX,
+  DEFAULT_TOPIC_PREFIX,
+  type Verdict,
+} from './acl.js';
 import type { Duplex } from 'node:stream';
 import { type ConnectionLimits, ConnectionsPerIp, DEFAULT_LIMITS, guardPacketSize } from './limits.js';
 import {
@@ -45,6 +54,8 @@ export interface StartBrokerOptions {
   /** With `users`: clients without credentials may connect, as read-only viewers. */
   allowAnonymous?: boolean;
   prefix?: string;
+  /** Home Assistant's discovery prefix (HA_DISCOVERY_PREFIX): each account may announce its own device under it. */
+  haPrefix?: string;
   /** Share sessions, retained messages and delivery with other broker processes through Redis. */
   redisUrl?: string;
   /** Prefix of every stored Redis key. Default `<prefix>:`. */
@@ -104,6 +115,7 @@ const ANONYMOUS_VIEWER: Principal = { username: '(anonymous)', role: 'viewer', i
 export async function startBroker(opts: StartBrokerOptions = {}): Promise<RunningBroker> {
   const host = opts.host ?? '0.0.0.0';
   const prefix = opts.prefix ?? DEFAULT_TOPIC_PREFIX;
+  const ha = opts.haPrefix ?? DEFAULT_HA_PREFIX;
   const log = opts.logger ?? silent;
   const users = opts.users ? new Map<string, MqttUser>(opts.users.users.map((u) => [u.username, u])) : null;
   const principals = new WeakMap<Client, Principal>();
@@ -160,6 +172,14 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
             return done(authError('bad username or password', RC_BAD_CREDENTIALS), false);
           }
           const principal: Principal = { username: user.username, role: user.role, id: user.id };
+          const idVerdict = canUseClientId(principal, client.id);
+          if (!idVerdict.ok) {
+            log.warn(
+              { clientId: client.id, username, reason: idVerdict.reason },
+              'refused connection: client id',
+            );
+            return done(authError(idVerdict.reason, RC_IDENTIFIER_REJECTED), false);
+          }
           // aedes hands a client id to whoever connects last; do not let one user kick another off.
           const holder = liveClients(aedes)[client.id];
           const holderName = holder && holder !== client ? principals.get(holder)?.username : undefined;
@@ -173,7 +193,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
           // The will is published later on the client's behalf, so it must pass the ACL now.
           const will = connectPackets.get(client)?.will;
           if (will) {
-            const verdict = canPublish(principal, will.topic, Boolean(will.retain), prefix);
+            const verdict = canPublish(principal, will.topic, Boolean(will.retain), prefix, ha);
             if (!verdict.ok) {
               log.warn({ clientId: client.id, username, reason: verdict.reason }, 'refused connection: will');
               return done(authError(`will refused: ${verdict.reason}`, RC_NOT_AUTHORIZED), false);
@@ -189,7 +209,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       if (verdict.ok && users && client) {
         const who = principals.get(client);
         verdict = who
-          ? canPublish(who, packet.topic, retain, prefix)
+          ? canPublish(who, packet.topic, retain, prefix, ha)
           : { ok: false, reason: 'not logged in' };
       }
       if (!verdict.ok) {
@@ -205,7 +225,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       if (users) {
         const who = principals.get(client);
         const verdict = who
-          ? canSubscribe(who, sub.topic, prefix)
+          ? canSubscribe(who, sub.topic, prefix, ha)
           : { ok: false as const, reason: 'not logged in' };
         if (!verdict.ok) {
           refused(client, `subscribe to ${sub.topic}`, verdict);
@@ -215,7 +235,12 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       }
       done(null, sub);
     },
-    authorizeForward(_client, packet) {
+    authorizeForward(client, packet) {
+      // A subscription to `#` is granted, but requests and responses reach only their two ends.
+      if (users && client) {
+        const who = principals.get(client);
+        if (who && !canRead(who, packet.topic, prefix)) return null;
+      }
       counters.sent++;
       return packet;
     },

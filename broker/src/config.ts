@@ -20,6 +20,11 @@ export const BrokerEnv = z.object({
     .refine((s) => !/[/#+]/.test(s) && !s.includes('\u0000'), 'must be one topic level (no "/", "+", "#")')
     .default('outpost'),
   METRICS_PORT: port.optional(),
+  /** Home Assistant's discovery prefix, as the controller and the simulators are given it. */
+  HA_DISCOVERY_PREFIX: z
+    .string()
+    .regex(/^[^#+\s]+$/)
+    .default('homeassistant'),
   MQTT_ALLOW_ANONYMOUS: envBool(false),
   /** Largest MQTT packet a client may send (and WebSocket message); a larger one drops the client. */
   MQTT_MAX_PACKET_BYTES: z.coerce

@@ -1,7 +1,10 @@
 export {
   canPublish,
+  canRead,
   canSubscribe,
+  canUseClientId,
   checkPublishCommon,
+  DEFAULT_HA_PREFIX,
   DEFAULT_TOPIC_PREFIX,
   filterCovers,
   filterMatches,

@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     users,
     allowAnonymous: env.MQTT_ALLOW_ANONYMOUS,
     prefix: env.MQTT_TOPIC_PREFIX,
+    haPrefix: env.HA_DISCOVERY_PREFIX,
     limits: {
       maxPacketBytes: env.MQTT_MAX_PACKET_BYTES,
       maxConnectionsPerIp: env.MQTT_MAX_CONNECTIONS_PER_IP,

@@ -181,16 +181,18 @@ describe('relay node credentials', () => {
   it('still publishes its own state and availability (the matrix is not refusing everything)', async () => {
     const w = await watcher();
     const node = await as('relaynode', 'ws');
-    for (const topic of [
-      `${own}/state`,
-      `${own}/availability`,
-      `${own}/event/epo`,
-      `${own}/response/status`,
-    ]) {
+    for (const topic of [`${own}/state`, `${own}/availability`, `${own}/event/epo`]) {
       const arrived = nextMessage(w.client, topic);
       await node.publishAsync(topic, `genuine-${uid()}`, { qos: 1 });
       await arrived;
     }
+    // Responses reach the controller, their other end (the watcher is not one).
+    const ctl = await as('controller');
+    await ctl.subscribeAsync(`${own}/response/#`, { qos: 1 });
+    const answered = nextMessage(ctl, `${own}/response/status`);
+    await node.publishAsync(`${own}/response/status`, `genuine-${uid()}`, { qos: 1 });
+    await answered;
+    await ctl.endAsync();
     expect(node.connected).toBe(true);
     await node.endAsync();
     await w.client.endAsync();
@@ -294,3 +296,154 @@ describe('viewer credentials', () => {
     expect((await arrived).payload).toBe('visible');
   });
 });
+
+describe('Home Assistant discovery: each account announces its own device only', () => {
+  it('the simulator cannot publish the controller’s discovery config, another device’s, or anything else under homeassistant/', async () => {
+    const topics = [
+      'homeassistant/device/outpost_controller_main/config',
+      'homeassistant/device/outpost_simulator_other/config',
+      'homeassistant/switch/outpost_controller_main/config',
+      'homeassistant/status',
+    ];
+    const { failures, count } = await runMatrix(cellsFor('simulator', topics, ['tcp']));
+    expect(failures).toEqual([]);
+    expect(count).toBe(topics.length * 3 * 2);
+  }, 60_000);
+
+  it('the simulator and the controller still publish their own device configs', async () => {
+    const w = await watcher();
+    for (const [account, topic] of [
+      ['simulator', 'homeassistant/device/outpost_simulator_main/config'],
+      ['controller', 'homeassistant/device/outpost_controller_main/config'],
+    ] as const) {
+      const c = await as(account);
+      const arrived = nextMessage(w.client, topic);
+      await c.publishAsync(topic, `{"dev":"${uid()}"}`, { qos: 1 });
+      await arrived;
+      expect(c.connected).toBe(true);
+      await c.endAsync();
+    }
+    await w.client.endAsync();
+  });
+});
+
+describe('automation commands name their account', () => {
+  it('automation publishes on its own set topic, never on one naming another account', async () => {
+    const { failures } = await runMatrix(
+      cellsFor(
+        'automation',
+        [`${PREFIX}/controller/main/set/controller`, `${PREFIX}/controller/main/set/viewer`],
+        ['tcp'],
+      ),
+    );
+    expect(failures).toEqual([]);
+    const ctl = await as('controller');
+    await ctl.subscribeAsync(`${PREFIX}/controller/main/set/#`, { qos: 1 });
+    const arrived = nextMessage(ctl, `${PREFIX}/controller/main/set/automation`);
+    const ha = await as('automation');
+    await ha.publishAsync(`${PREFIX}/controller/main/set/automation`, '{"command":"stop"}', { qos: 1 });
+    expect((await arrived).payload).toBe('{"command":"stop"}');
+  });
+});
+
+describe('persistent client ids belong to their account', () => {
+  it('no other account can take the notifier’s client id, even while the notifier is away', async () => {
+    const clientId = 'outpost-notifier-main';
+    const notifier = await as('notifier', 'tcp', { clientId, clean: false });
+    await notifier.subscribeAsync(`${PREFIX}/controller/+/event/+`, { qos: 1 });
+    await notifier.endAsync();
+    for (const account of ['viewer', 'dashboard', 'automation', 'simulator', 'relaynode', 'controller']) {
+      await expect(as(account, 'tcp', { clientId, clean: false }), account).rejects.toMatchObject({
+        code: 2,
+      });
+    }
+    // Events queued for the notifier while it was away are still there when it comes back.
+    const ctl = await as('controller');
+    await ctl.publishAsync(`${PREFIX}/controller/main/event/generator_started`, 'queued', { qos: 1 });
+    const back = await as('notifier', 'tcp', { clientId, clean: false });
+    expect((await nextMessage(back, `${PREFIX}/controller/main/event/generator_started`)).payload).toBe(
+      'queued',
+    );
+  });
+
+  it('other client ids stay free for anyone', async () => {
+    const c = await as('viewer', 'tcp', { clientId: `grafana-${uid()}` });
+    expect(c.connected).toBe(true);
+  });
+});
+
+describe('requests and responses reach only their two ends', () => {
+  const request = `${PREFIX}/relaynode/main/request/notifications`;
+  const response = `${PREFIX}/relaynode/main/response/notifications`;
+
+  it('read-only accounts subscribed to # never receive them; the relay node and the controller do', async () => {
+    const readers = await Promise.all(
+      ['viewer', 'dashboard', 'automation', 'notifier'].map(async (account) => {
+        const c = await as(account);
+        const got: string[] = [];
+        c.on('message', (t) => got.push(t));
+        await c.subscribeAsync({ '#': { qos: 1 } });
+        return { account, got };
+      }),
+    );
+    const node = await as('relaynode');
+    await node.subscribeAsync(`${PREFIX}/relaynode/main/request/#`, { qos: 1 });
+    const ctl = await as('controller');
+    await ctl.subscribeAsync(`${PREFIX}/relaynode/+/response/#`, { qos: 1 });
+    const atNode = nextMessage(node, request);
+    const atController = nextMessage(ctl, response);
+    await ctl.publishAsync(
+      request,
+      '{"transaction":"t1","data":{"notifier_urls":["tgram://123:SECRET/1"]}}',
+      {
+        qos: 1,
+      },
+    );
+    await node.publishAsync(response, '{"transaction":"t1","status":"ok","data":null,"error":null}', {
+      qos: 1,
+    });
+    expect((await atNode).payload).toContain('SECRET');
+    await atController;
+    // A later message the readers do get, so anything before it has been routed to them too.
+    const marker = `${PREFIX}/controller/main/event/marker-${uid()}`;
+    await ctl.publishAsync(marker, 'm', { qos: 1 });
+    for (const r of readers) {
+      await eventuallyContains(r.got, marker);
+      expect(
+        r.got.filter((t) => t === request || t === response),
+        r.account,
+      ).toEqual([]);
+    }
+  });
+
+  it('refuses read-only accounts an explicit subscription to request or response topics', async () => {
+    for (const account of ['viewer', 'dashboard', 'automation']) {
+      const c = await as(account);
+      const granted = await subscribeCodes(c, [
+        `${PREFIX}/relaynode/main/request/#`,
+        `${PREFIX}/+/+/response/#`,
+        `${PREFIX}/relaynode/main/state`,
+      ]);
+      expect(granted, account).toEqual([0x80, 0x80, 1]);
+    }
+  });
+});
+
+async function eventuallyContains(list: string[], item: string, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!list.includes(item)) {
+    if (Date.now() > until) throw new Error(`${item} not received`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function subscribeCodes(client: MqttClient, filters: string[]): Promise<number[]> {
+  const subs = Object.fromEntries(filters.map((f) => [f, { qos: 1 as const }]));
+  try {
+    return (await client.subscribeAsync(subs)).map((g) => g.qos);
+  } catch (err) {
+    const granted = (err as { packet?: { granted?: number[] } }).packet?.granted;
+    if (!granted) throw err;
+    return granted;
+  }
+}

@@ -25,7 +25,10 @@ describe('acl: publish', () => {
     expect(pub(ctl, 'outpost/relaynode/a/request/reboot')).toBe(true);
     expect(pub(ctl, 'outpost/notifier/main/request/test')).toBe(true);
     expect(pub(ctl, 'outpost/controller/main/state', true)).toBe(true);
-    expect(pub(ctl, 'homeassistant/device/main/config', true)).toBe(true);
+    expect(pub(ctl, 'homeassistant/device/outpost_controller_main/config', true)).toBe(true);
+    expect(pub(ctl, 'homeassistant/device/outpost_controller_other/config', true)).toBe(false);
+    expect(pub(ctl, 'homeassistant/device/outpost_simulator_main/config', true)).toBe(false);
+    expect(pub(ctl, 'homeassistant/status')).toBe(false);
     expect(pub(ctl, 'outpost/controller/other/state')).toBe(false);
     expect(pub(ctl, 'outpost/simulator/s/position')).toBe(false);
     for (const role of ['notifier', 'simulator', 'dashboard', 'automation', 'viewer'] as const) {
@@ -36,6 +39,9 @@ describe('acl: publish', () => {
   it('lets automation publish only controller set commands and the HA birth', () => {
     const ha = as('automation', '*');
     expect(pub(ha, 'outpost/controller/main/set')).toBe(true);
+    expect(pub(ha, 'outpost/controller/main/set/automation')).toBe(true);
+    expect(pub(ha, 'outpost/controller/main/set/someone-else')).toBe(false);
+    expect(pub(ha, 'outpost/controller/main/set/automation', true)).toBe(false);
     expect(pub(ha, 'homeassistant/status', true)).toBe(true);
     expect(pub(ha, 'outpost/controller/main/state')).toBe(false);
     expect(pub(ha, 'outpost/relaynode/a/desired')).toBe(false);
@@ -49,7 +55,10 @@ describe('acl: publish', () => {
 
   it('scopes simulator, dashboard and notifier to their own ids, "*" meaning any', () => {
     expect(pub(as('simulator', 's1'), 'outpost/simulator/s1/position')).toBe(true);
-    expect(pub(as('simulator', 's1'), 'homeassistant/device/s1/config', true)).toBe(true);
+    expect(pub(as('simulator', 's1'), 'homeassistant/device/outpost_simulator_s1/config', true)).toBe(true);
+    expect(pub(as('simulator', 's1'), 'homeassistant/device/outpost_simulator_s2/config', true)).toBe(false);
+    expect(pub(as('simulator', 's1'), 'homeassistant/device/outpost_controller_main/config')).toBe(false);
+    expect(pub(as('simulator', 's1'), 'homeassistant/light/x/config')).toBe(false);
     expect(pub(as('simulator', 's1'), 'outpost/simulator/s2/position')).toBe(false);
     expect(pub(as('dashboard', 'main'), 'outpost/dashboard/main/fleet', true)).toBe(true);
     expect(pub(as('dashboard', 'main'), 'outpost/dashboard/x/fleet')).toBe(false);
@@ -74,6 +83,16 @@ describe('acl: publish', () => {
     expect(pub(ctl, '$SYS/broker/uptime')).toBe(false);
     expect(pub(ctl, 'outpost/controller/+/state')).toBe(false);
     expect(pub(ctl, 'outpost/controller/main/#')).toBe(false);
+  });
+
+  it('follows HA_DISCOVERY_PREFIX', () => {
+    const sim = as('simulator', 's1');
+    expect(canPublish(sim, 'ha2/device/outpost_simulator_s1/config', true, 'outpost', 'ha2').ok).toBe(true);
+    expect(
+      canPublish(sim, 'homeassistant/device/outpost_simulator_s1/config', true, 'outpost', 'ha2').ok,
+    ).toBe(false);
+    expect(canSubscribe(sim, 'ha2/status', 'outpost', 'ha2').ok).toBe(true);
+    expect(canPublish(as('automation', '*'), 'ha2/status', false, 'outpost', 'ha2').ok).toBe(true);
   });
 
   it('follows the topic prefix', () => {

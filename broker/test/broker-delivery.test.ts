@@ -51,8 +51,10 @@ describe('broker: retain refused on command topics', () => {
   ] as const) {
     it(`drops a retained ${topic.split('/').slice(3).join('/')} and disconnects the sender`, async () => {
       const b = await broker({ users: FLEET });
-      const live = await login(b, 'grafana');
-      await live.subscribeAsync('outpost/#');
+      // Requests are readable only by their two ends: the relay node watches its own.
+      const reader = topic.includes('/request/') ? 'node-a' : 'grafana';
+      const live = await login(b, reader);
+      await live.subscribeAsync(reader === 'node-a' ? 'outpost/relaynode/a/request/#' : 'outpost/#');
       const seen = collect(live, topic);
 
       const sender = await login(b, who);
@@ -60,13 +62,13 @@ describe('broker: retain refused on command topics', () => {
       await closed(sender);
 
       // Not delivered live, and nothing retained for a later subscriber.
-      const later = await login(b, 'grafana');
-      const marker = `outpost/controller/main/event/${uid()}`;
+      const later = await login(b, reader);
+      const marker = 'outpost/controller/main/state';
       const markerSeen = nextMessage(later, marker);
       await later.subscribeAsync([topic, marker]);
       const ctl = await login(b, 'controller');
       const laterSeen = collect(later, topic);
-      await ctl.publishAsync(marker, 'done', { qos: 1 });
+      await ctl.publishAsync(marker, `done-${uid()}`, { qos: 1 });
       await markerSeen;
       expect(seen).toEqual([]);
       expect(laterSeen).toEqual([]);

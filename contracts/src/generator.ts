@@ -326,6 +326,36 @@ export const ControllerSetCommand = z.discriminatedUnion('command', [
 ]);
 export type ControllerSetCommand = z.infer<typeof ControllerSetCommand>;
 
+/** The set commands by name, overrides by their type: what AUTOMATION_COMMANDS lists. */
+export const AutomationCommand = z.enum([
+  'start',
+  'stop',
+  'arm',
+  'disarm',
+  'override_force_run',
+  'override_force_stop',
+  'override_disable',
+  'clear_lockout',
+]);
+export type AutomationCommand = z.infer<typeof AutomationCommand>;
+
+/**
+ * What an automation account may do unless AUTOMATION_COMMANDS says otherwise: start (which still
+ * needs the relay armed), stop, disarm, and force_stop; never arm, force_run, lift an override or clear
+ * a lockout. So Home Assistant cannot start a disarmed generator, nor undo what a person set.
+ */
+export const DEFAULT_AUTOMATION_COMMANDS: readonly AutomationCommand[] = [
+  'start',
+  'stop',
+  'disarm',
+  'override_force_stop',
+];
+
+export function automationCommandOf(cmd: ControllerSetCommand): AutomationCommand {
+  if (cmd.command !== 'override') return cmd.command;
+  return cmd.override_type === null ? 'override_disable' : `override_${cmd.override_type}`;
+}
+
 /** MQTT `controller/<id>/event/<name>`: notification and webhook events. */
 export const ControllerEvent = z.object({
   event: z.string().min(1).max(100),

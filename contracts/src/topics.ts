@@ -42,6 +42,8 @@ export const TOPICS = {
   controllerStats: spec('controller/{id}/stats', ControllerStats, { retain: true }),
   controllerEvent: spec('controller/{id}/event/{name}', ControllerEvent),
   controllerSet: spec('controller/{id}/set', ControllerSetCommand, { command: true }),
+  /** The same command on the sending account's own topic; the broker ACL ties `{account}` to the login. */
+  controllerSetAs: spec('controller/{id}/set/{account}', ControllerSetCommand, { command: true }),
   relaynodeDesired: spec('relaynode/{id}/desired', DesiredState, { command: true }),
   relaynodeState: spec('relaynode/{id}/state', RelaynodeState, { retain: true }),
   request: spec('{svc}/{id}/request/{verb}', RequestEnvelope, { command: true }),

@@ -15,7 +15,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canPublish, type Principal } from '@outpost/broker';
+import { canPublish, canRead, type Principal } from '@outpost/broker';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -571,6 +571,7 @@ describe('Mosquitto with infra/mosquitto config and ACL', () => {
       'homeassistant/device/outpost_main/config',
     ];
     const expected: string[] = [];
+    const viewer: Principal = { username: 'viewer', role: 'viewer', id: '*' };
     for (const account of MQTT_ACCOUNTS) {
       let client = clients.find((c) => c.options.username === account.username);
       if (!client) {
@@ -581,7 +582,9 @@ describe('Mosquitto with infra/mosquitto config and ACL', () => {
       for (const topic of topics) {
         const payload = `${account.username}|${topic}`;
         await client.publishAsync(topic, payload, { qos: 1 });
-        if (canPublish(who, topic, false, 'outpost').ok) expected.push(payload);
+        // The watcher is a viewer: requests and responses are not for it to read.
+        if (canPublish(who, topic, false, 'outpost').ok && canRead(viewer, topic, 'outpost'))
+          expected.push(payload);
       }
     }
     const controller = clients.find((c) => c.options.username === 'controller')!;

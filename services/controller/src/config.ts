@@ -1,4 +1,4 @@
-import { relaynode } from '@outpost/contracts';
+import { generator, relaynode } from '@outpost/contracts';
 import { baseEnvShape, envBool, requiredDatabaseUrl } from '@outpost/runtime';
 import { z } from 'zod';
 
@@ -59,6 +59,18 @@ export const ControllerEnv = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default('main'),
+  /** What the automation accounts (Home Assistant) may send on controller/<id>/set, comma-separated. */
+  AUTOMATION_COMMANDS: z
+    .string()
+    .default(generator.DEFAULT_AUTOMATION_COMMANDS.join(','))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(generator.AutomationCommand))
+    .transform((list) => new Set(list)),
   HA_DISCOVERY_ENABLED: envBool(true),
   HA_DISCOVERY_PREFIX: z
     .string()

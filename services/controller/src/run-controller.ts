@@ -108,7 +108,13 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       logger,
       intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
     });
-    await attachMqtt(svc, mqtt, { sinks, heartbeat, controllerId: env.SERVICE_ID, logger });
+    await attachMqtt(svc, mqtt, {
+      sinks,
+      heartbeat,
+      controllerId: env.SERVICE_ID,
+      logger,
+      automationCommands: env.AUTOMATION_COMMANDS,
+    });
     ha = attachHomeAssistant(svc, mqtt, {
       enabled: env.HA_DISCOVERY_ENABLED,
       haPrefix: env.HA_DISCOVERY_PREFIX,

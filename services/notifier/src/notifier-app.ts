@@ -60,7 +60,9 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
   const service = new NotifierService(repo, dispatcher, clock);
 
   // Persistent session with a stable client id: events published while we are down are queued by
-  // the broker and replayed on reconnect. The handler is registered before the first CONNACK.
+  // the broker and replayed on reconnect. The handler is registered before the first CONNACK. The id
+  // names the account (`outpost-<username>-…`), which the embedded broker reserves to that account, so
+  // no other login can take the session and its queued events while the notifier restarts.
   const bus = await createMqtt({
     url: config.MQTT_URL ?? 'mqtt://127.0.0.1:1883',
     username: config.MQTT_USERNAME,
@@ -70,7 +72,7 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
     id: config.SERVICE_ID,
     logger,
     clean: false,
-    clientId: `outpost-notifier-${config.SERVICE_ID}`,
+    clientId: `outpost-${config.MQTT_USERNAME ?? 'notifier'}-${config.SERVICE_ID}`,
     waitForConnect: false,
   });
   await subscribeControllerEvents(bus, dispatcher, logger);

@@ -1,3 +1,4 @@
+import { generator } from '@outpost/contracts';
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { DomainLogger } from '../domain/types.js';
 import type { EventSink } from '../outbox/dispatcher.js';
@@ -56,6 +57,8 @@ export async function attachMqtt(
     heartbeat: HeartbeatPublisher | null;
     controllerId: string;
     logger: DomainLogger;
+    /** AUTOMATION_COMMANDS; default: the contracts' DEFAULT_AUTOMATION_COMMANDS. */
+    automationCommands?: ReadonlySet<generator.AutomationCommand>;
   },
 ): Promise<StatePublisher> {
   const statePublisher = new StatePublisher(opts.sinks.state, () => svc.controller.view(), opts.logger);
@@ -65,8 +68,14 @@ export async function attachMqtt(
     void opts.heartbeat?.beat().catch(() => undefined);
     void svc.dispatcher.kick();
   });
+  const allowed = opts.automationCommands ?? new Set(generator.DEFAULT_AUTOMATION_COMMANDS);
+  // Only automation accounts may publish here (broker ACL); on its own topic the account is named.
   await bus.subscribe('controllerSet', { id: opts.controllerId }, async (cmd, _params, topic) => {
-    await applySetCommand(svc.controller, cmd, { who: 'mqtt', from: topic }, opts.logger);
+    await applySetCommand(svc.controller, cmd, { who: 'mqtt:automation', from: topic }, opts.logger, allowed);
+  });
+  await bus.subscribe('controllerSetAs', { id: opts.controllerId }, async (cmd, params, topic) => {
+    const who = `mqtt:${params.account}`;
+    await applySetCommand(svc.controller, cmd, { who, from: topic }, opts.logger, allowed);
   });
   statePublisher.schedule();
   void svc.dispatcher.kick();

@@ -1,4 +1,4 @@
-import type { generator } from '@outpost/contracts';
+import { generator } from '@outpost/contracts';
 import { DomainError } from '../domain/errors.js';
 import type { GeneratorController } from '../domain/generator-controller.js';
 import type { Actor, DomainLogger } from '../domain/types.js';
@@ -8,13 +8,23 @@ export interface SetResult {
   message: string;
 }
 
-/** Applies a controller/<id>/set command through the same gates and messages as the REST API. */
+/**
+ * Applies a controller/<id>/set command through the same gates and messages as the REST API, if the
+ * automation accounts may send it at all (AUTOMATION_COMMANDS).
+ */
 export async function applySetCommand(
   controller: GeneratorController,
   cmd: generator.ControllerSetCommand,
   actor: Actor,
   logger: DomainLogger,
+  allowed: ReadonlySet<generator.AutomationCommand> = new Set(generator.DEFAULT_AUTOMATION_COMMANDS),
 ): Promise<SetResult> {
+  const name = generator.automationCommandOf(cmd);
+  if (!allowed.has(name)) {
+    const message = `Command ${name} is not allowed for automation (AUTOMATION_COMMANDS)`;
+    logger.warn({ command: name, who: actor.who, from: actor.from }, message);
+    return { ok: false, message };
+  }
   try {
     switch (cmd.command) {
       case 'start': {

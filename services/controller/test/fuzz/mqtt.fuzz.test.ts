@@ -153,8 +153,12 @@ describe('controller MQTT subscriptions under fuzzed payloads', () => {
 
   it('still obeys a valid set command afterwards', async () => {
     expect((await generatorState(t)).armed).toBe(false);
-    await client.publishAsync(`${P}/controller/main/set`, JSON.stringify({ command: 'arm' }), { qos: 1 });
-    await until(async () => (await generatorState(t)).armed === true, 5_000);
+    await t.request('POST', '/api/generator/arm');
+    await client.publishAsync(`${P}/controller/main/set`, JSON.stringify({ command: 'disarm' }), { qos: 1 });
+    await until(async () => (await generatorState(t)).armed === false, 5_000);
+    await t.request('POST', '/api/generator/arm');
+    await client.publishAsync(`${P}/controller/main/set`, JSON.stringify({ command: 'start' }), { qos: 1 });
+    await until(async () => (await generatorState(t)).running === true, 5_000);
     expect(watch.errors).toEqual([]);
   });
 });

@@ -109,7 +109,7 @@ describe('events over MQTT', () => {
     sub.publish('otest/controller/main/set', JSON.stringify({ command: 'start' }), { qos: 1 });
     await new Promise((r) => setTimeout(r, 300));
     expect(t.svc.controller.view().running).toBe(false);
-    sub.publish('otest/controller/main/set', JSON.stringify({ command: 'arm' }), { qos: 1 });
+    await t.request('POST', '/api/generator/arm');
     sub.publish('otest/controller/main/set', JSON.stringify({ command: 'start', duration_minutes: 5 }), {
       qos: 1,
     });
@@ -124,8 +124,8 @@ describe('events over MQTT', () => {
       (await t.request('GET', '/api/audit?limit=10')).body.find(
         (a: { action: string }) => a.action === 'generator.stop',
       );
-    await waitFor(async () => (await mqttStop())?.who === 'mqtt');
-    expect(await mqttStop()).toMatchObject({ who: 'mqtt', from: 'otest/controller/main/set' });
+    await waitFor(async () => (await mqttStop())?.who === 'mqtt:automation');
+    expect(await mqttStop()).toMatchObject({ who: 'mqtt:automation', from: 'otest/controller/main/set' });
   });
 
   it('the heartbeat carries epoch, increasing seq, issued_at, expires_at = issued_at + 3 x interval, armed and relay_on', async (ctx) => {

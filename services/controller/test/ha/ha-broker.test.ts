@@ -184,7 +184,12 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     expect(latestState()?.running).toBe(false);
     expect((await nodeStatus(node.url)).relay_on).toBe(false);
 
+    // Arming is a person's decision (AUTOMATION_COMMANDS leaves it out): refused from HA, done over REST.
     await send(cmps.armed.payload_on);
+    await waitFor(() => controller.logs().some((l) => l.command === 'arm' && l.level === 40), 5000);
+    expect(latestState()?.armed).toBe(false);
+    const api = await controllerClient(controller.url);
+    expect((await api.post('/api/generator/arm')).status).toBe(200);
     await waitFor(() => latestState()?.armed === true, 5000);
     await send(cmps.generator.payload_on);
     await waitFor(() => latestState()?.running === true, 5000);
