@@ -30,6 +30,11 @@ export const ChannelConfigs = {
       password: z.string().max(200).default(''),
       from_email: z.email().max(254),
       to_emails: z.array(z.email().max(254)).min(1).max(50),
+      /**
+       * On ports other than 465 (implicit TLS), refuse to send (and to log in) unless the server upgrades
+       * with STARTTLS. false only for a server that cannot, on a network you trust.
+       */
+      require_tls: z.boolean().default(true),
     })
     .strict(),
   pushover: z
@@ -54,6 +59,15 @@ export const SECRET_CONFIG_FIELDS: Record<keyof typeof ChannelConfigs, readonly 
   pushover: ['user_key', 'api_token'],
   apprise: ['urls'],
   webhook: ['headers'],
+};
+
+/**
+ * Where a channel's secrets go. An update that changes one of these keeps no stored secret: a masked or
+ * missing one is dropped, so a stored password or header is never sent to a host the user just typed.
+ */
+export const DESTINATION_CONFIG_FIELDS: Partial<Record<keyof typeof ChannelConfigs, readonly string[]>> = {
+  email: ['smtp_host', 'smtp_port'],
+  webhook: ['url'],
 };
 
 const channelObject = <T extends string, C extends z.ZodType>(type: T, config: C) =>

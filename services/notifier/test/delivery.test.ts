@@ -32,6 +32,7 @@ beforeAll(async () => {
       smtp_port: smtp.port,
       from_email: 'gen@site.test',
       to_emails: ['ops@site.test'],
+      require_tls: false,
     },
     pushover: { user_key: 'uKEY', api_token: 'aTOKEN' },
     webhook: { url: `${base}/hook`, method: 'POST', headers: { 'X-Auth': 's3cret' } },

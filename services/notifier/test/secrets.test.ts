@@ -44,8 +44,12 @@ describe('write-only secrets in lists and maps', () => {
   it('keeps masked headers and URLs entry by entry while accepting new ones', () => {
     const stored = { url: 'http://x/y', headers: { 'X-Auth': 'Bearer s3' }, urls: ['tgram://1:tok/5'] };
     expect(
+      keepSecrets('webhook', { url: 'http://x/y', headers: { 'X-Auth': '****', 'X-New': 'v' } }, stored),
+    ).toEqual({ url: 'http://x/y', headers: { 'X-Auth': 'Bearer s3', 'X-New': 'v' } });
+    // Another URL: the masked header is dropped, the one sent again is kept.
+    expect(
       keepSecrets('webhook', { url: 'http://x/z', headers: { 'X-Auth': '****', 'X-New': 'v' } }, stored),
-    ).toEqual({ url: 'http://x/z', headers: { 'X-Auth': 'Bearer s3', 'X-New': 'v' } });
+    ).toEqual({ url: 'http://x/z', headers: { 'X-New': 'v' } });
     expect(keepSecrets('apprise', { urls: ['tgram://****', 'json://h/x'] }, stored)).toEqual({
       urls: ['tgram://1:tok/5', 'json://h/x'],
     });

@@ -13,6 +13,8 @@ export interface ChannelConfigByType {
     password?: string | undefined;
     from_email: string;
     to_emails: string[];
+    /** Default true: no plain-text SMTP (password and mail) unless the channel says so. */
+    require_tls?: boolean | undefined;
   };
   pushover: { user_key: string; api_token: string };
   apprise: { urls: string[] };
@@ -56,9 +58,9 @@ export function channelTargets<K extends ChannelKind>(
             kind: 'email',
             host: c.smtp_host,
             port: c.smtp_port,
-            // 465 is implicit TLS; other ports upgrade with STARTTLS when the server offers it.
+            // 465 is implicit TLS; other ports must upgrade with STARTTLS unless the channel says otherwise.
             secure: c.smtp_port === 465,
-            requireTls: false,
+            requireTls: c.smtp_port !== 465 && c.require_tls !== false,
             username: c.username || undefined,
             password: c.username ? c.password : undefined,
             from: c.from_email,

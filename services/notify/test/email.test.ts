@@ -32,6 +32,8 @@ describe('email over SMTP (aiosmtpd)', () => {
       password: 'secret',
       from_email: 'alerts@site.test',
       to_emails: ['a@site.test', 'b@site.test'],
+      // The test server speaks plain SMTP only.
+      require_tls: false,
     });
     if (!r.ok) throw new Error(r.error);
     expect(await send(r.targets[0]!, msg, { timeoutMs: 3000 })).toEqual({ ok: true });
@@ -54,11 +56,30 @@ describe('email over SMTP (aiosmtpd)', () => {
       password: 'wrong',
       from_email: 'alerts@site.test',
       to_emails: ['a@site.test'],
+      require_tls: false,
     });
     if (!r.ok) throw new Error(r.error);
     const res = await send(r.targets[0]!, msg, { timeoutMs: 3000 });
     expect(res).toMatchObject({ ok: false, retryable: false });
     if (!res.ok) expect(res.error).toMatch(/^email: /);
     expect(JSON.stringify(res)).not.toContain('wrong');
+  });
+
+  it('requires STARTTLS unless the channel says otherwise: a plain server gets neither the password nor the mail', async () => {
+    const before = smtp.messages().length;
+    const r = channelTargets('email', {
+      smtp_host: '127.0.0.1',
+      smtp_port: smtp.port,
+      username: 'alerts',
+      password: 'secret',
+      from_email: 'alerts@site.test',
+      to_emails: ['a@site.test'],
+    });
+    if (!r.ok) throw new Error(r.error);
+    const res = await send(r.targets[0]!, msg, { timeoutMs: 3000 });
+    expect(res.ok).toBe(false);
+    if (!res.ok) expect(res.error).toMatch(/^email: /);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(smtp.messages().length).toBe(before);
   });
 });

@@ -61,9 +61,21 @@ function keepUrls(incoming: unknown, stored: unknown): unknown {
   );
 }
 
+/** A masked secret sent back after the destination changed: dropped, never stored as the literal mask. */
+function dropMasked(field: string, incoming: Record<string, unknown>, stored: Record<string, unknown>): void {
+  const value = incoming[field];
+  if (value === undefined) return;
+  if (field === 'headers' && isRecord(value)) {
+    incoming[field] = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== MASK));
+  } else if (same(value, maskValue(field, stored[field]))) {
+    delete incoming[field];
+  }
+}
+
 /**
  * Fills write-only fields an update left out, or sent back exactly as a GET masked them, from the
- * stored config, so a client can edit a channel without knowing its secrets.
+ * stored config, so a client can edit a channel without knowing its secrets. Not when the update moves
+ * the channel to another destination (host, port, URL): then only secrets sent again are kept.
  */
 export function keepSecrets(
   type: ChannelType,
@@ -71,7 +83,12 @@ export function keepSecrets(
   stored: Record<string, unknown>,
 ): Record<string, unknown> {
   const out = { ...incoming };
+  const moved = (notifier.DESTINATION_CONFIG_FIELDS[type] ?? []).some((f) => !same(out[f], stored[f]));
   for (const field of notifier.SECRET_CONFIG_FIELDS[type] ?? []) {
+    if (moved) {
+      if (field in stored) dropMasked(field, out, stored);
+      continue;
+    }
     if (!(field in stored)) continue;
     if (out[field] === undefined || same(out[field], maskValue(field, stored[field])))
       out[field] = stored[field];
