@@ -83,7 +83,21 @@ export interface RateLimits {
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { apiPerSecond: 30, authPerMinute: 5 };
 
-/** Per-client limits: /api at N per second, /api/auth at M per minute. Returns seconds to wait, or 0. */
+/**
+ * Whom the login limit counts: an IPv4 address, or the /64 of an IPv6 one. A single IPv6 host usually
+ * holds a whole /64 and can take a fresh address for every attempt.
+ */
+export function loginLimitKey(client: string): string {
+  const addr = normalize(client)?.addr;
+  if (addr?.kind() !== 'ipv6') return client;
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Per-client limits: /api at N per second, /api/auth at M per minute (per /64 for IPv6). Returns seconds
+ * to wait, or 0.
+ */
 export class RateLimitGate {
   private readonly api: RateLimiterMemory;
   private readonly auth: RateLimiterMemory;
@@ -95,7 +109,8 @@ export class RateLimitGate {
 
   async check(path: string, client: string): Promise<number> {
     try {
-      if (path.startsWith('/api/auth/') || path === '/api/auth') await this.auth.consume(client);
+      if (path.startsWith('/api/auth/') || path === '/api/auth')
+        await this.auth.consume(loginLimitKey(client));
       if (path.startsWith('/api/')) await this.api.consume(client);
       return 0;
     } catch (res) {

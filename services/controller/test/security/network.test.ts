@@ -242,6 +242,17 @@ describe('rate limits: per client, and not bypassed by forged headers', () => {
     expect((await goodLogin(s, undefined, as('203.0.113.99, 203.0.113.10'))).status).toBe(429);
   });
 
+  it('the login limit counts an IPv6 /64 as one client, so rotating addresses inside it does not reset it', async () => {
+    const s = await serve({ trustedProxies: '127.0.0.1' });
+    const as = (client: string) => ({ 'x-forwarded-for': client });
+    for (let i = 1; i <= 5; i++)
+      expect((await badLogin(s, undefined, as(`2001:db8:5:6::${i}`))).status).toBe(401);
+    expect((await badLogin(s, undefined, as('2001:db8:5:6:ffff:1:2:3'))).status).toBe(429);
+    expect((await goodLogin(s, undefined, as('2001:db8:5:6::abcd'))).status).toBe(429);
+    // The next /64 is another client.
+    expect((await goodLogin(s, undefined, as('2001:db8:5:7::1'))).status).toBe(200);
+  });
+
   it('a limited client is told when to retry, and the per-second limit lifts after a second', async () => {
     const s = await serve();
     const token = t!.token;
