@@ -166,7 +166,12 @@ async function launch(dataDir, extraEnv = {}) {
     ...extraEnv,
   };
   const began = performance.now();
-  const proc = spawn(process.execPath, [launcher], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The launcher's own V8 setting, as `npm start` runs it (package.json); it sets the services' itself.
+  const proc = spawn(process.execPath, ['--max-semi-space-size=1', launcher], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const run = { proc, tree: [], output: '', readyS: null, exited: null };
   running.add(run);
   run.exited = new Promise((res) =>

@@ -38,9 +38,26 @@ export interface Child {
 
 let colorIndex = 0;
 
+/**
+ * V8 settings per process, measured with bench/footprint.mjs and the benches (bench/REPORT.md). A young
+ * generation capped at 1 MiB per semi-space keeps an idle service from holding the ~32 MB that start-up
+ * grows it to; the broker keeps V8's default, as its QoS 1 throughput fell with the cap.
+ */
+export const NODE_ARGS: Record<string, string[]> = {
+  notifier: ['--max-semi-space-size=1'],
+  'relay-node': ['--max-semi-space-size=1'],
+  controller: ['--max-semi-space-size=1'],
+  simulator: ['--max-semi-space-size=1'],
+  dashboard: ['--max-semi-space-size=1'],
+};
+
 /** Starts a node process whose output lines are prefixed with its name. */
 export function startChild(name: string, script: string, env: NodeJS.ProcessEnv, cwd: string): Child {
-  const proc = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(NODE_ARGS[name] ?? []), script], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const color = COLORS[colorIndex++ % COLORS.length];
   const label = name.padEnd(10);
   const prefix = useColor ? `\u001b[${color}m${label}\u001b[0m│ ` : `${label}│ `;
