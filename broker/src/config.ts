@@ -3,6 +3,22 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/**
+ * Sessions and retained messages cross the backplane (and anyone who can write to it can inject
+ * messages past the ACL): an unauthenticated Redis is accepted only on loopback.
+ */
+function authenticatedOrLocal(raw: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  if (url.password !== '') return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 export const BrokerEnv = z.object({
   MQTT_PORT: port.default(1883),
   MQTT_WS_PORT: port.default(9001),
@@ -13,6 +29,10 @@ export const BrokerEnv = z.object({
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+    .refine(
+      authenticatedOrLocal,
+      'needs a password (redis://:password@host, rediss:// for TLS) unless Redis runs on this host',
+    )
     .optional(),
   REDIS_PREFIX: z.string().min(1).optional(),
   MQTT_TOPIC_PREFIX: z

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBrokerEnv } from '../src/config.js';
 import { writeUsersFile } from '../src/users.js';
 import { runToExit, startBrokerProcess } from './child.js';
 import { connect, FLEET, login, nextMessage } from './helpers.js';
@@ -24,6 +25,29 @@ describe('broker process (main)', () => {
     expect(output).toMatch(/^Invalid environment variable MQTT_PORT: /);
     const redis = await runToExit({ DATA_DIR: dataDir, REDIS_URL: 'http://x' });
     expect(redis.output).toMatch(/^Invalid environment variable REDIS_URL: /);
+  });
+
+  it('refuses a REDIS_URL without a password unless Redis is on this host; TLS and passwords pass', async () => {
+    for (const url of [
+      'redis://10.255.255.1:6379',
+      'rediss://redis.example:6380',
+      'redis://backplane@10.0.0.9',
+    ]) {
+      const { code, output } = await runToExit({ DATA_DIR: dataDir, REDIS_URL: url });
+      expect(code, url).toBe(1);
+      expect(output.trim()).toBe(
+        'Invalid environment variable REDIS_URL: needs a password (redis://:password@host, rediss:// for TLS) unless Redis runs on this host',
+      );
+    }
+    for (const url of [
+      'redis://:s3cret@10.0.0.9:6379',
+      'rediss://backplane:s3cret@redis.example:6380',
+      'redis://127.0.0.1:6379',
+      'redis://[::1]:6379',
+      'redis://localhost:6379/2',
+    ]) {
+      expect(parseBrokerEnv({ REDIS_URL: url }).REDIS_URL, url).toBe(url);
+    }
   });
 
   it('refuses to start without a users file unless anonymous access is asked for', async () => {
