@@ -109,7 +109,12 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await box('efb_ip_enabled').check();
     await check([START_MESSAGES.airport, START_MESSAGES.efbSimName, START_MESSAGES.efbTargetIps]);
     await page.locator('input[name=mode][value=sender]').check();
-    await check([START_MESSAGES.airport, START_MESSAGES.senderTargetIp, START_MESSAGES.efbSimName, START_MESSAGES.efbTargetIps]);
+    await check([
+      START_MESSAGES.airport,
+      START_MESSAGES.senderTargetIp,
+      START_MESSAGES.efbSimName,
+      START_MESSAGES.efbTargetIps,
+    ]);
     await box('efb_ip_enabled').uncheck();
     await box('efb_enabled').uncheck();
     await page.locator('input[name=mode][value=rebroadcaster]').check();
@@ -137,7 +142,10 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
       await page.locator('input[name=rebroadcast_udp_ip]').fill('127.0.0.1');
       await page.locator('input[name=listen_port]').fill(String(taken.address().port));
       await clickStart(page);
-      await page.getByRole('alert').filter({ hasText: /in use/i }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /in use/i })
+        .waitFor();
       await expect.poll(() => page.getByTestId('run-state').textContent()).toBe('stopped');
       await page.locator('input[name=rebroadcast_udp]').uncheck();
     } finally {
@@ -158,7 +166,9 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('Boeing Field');
     // The other browser hears of the change over its WebSocket and fetches the record itself.
     await expect.poll(() => other.page.getByTestId('selected-airport').textContent()).toContain('KBFI');
-    await expect.poll(() => other.page.getByTestId('selected-airport').textContent()).toContain('Boeing Field');
+    await expect
+      .poll(() => other.page.getByTestId('selected-airport').textContent())
+      .toContain('Boeing Field');
 
     await page.locator('input[name=mode][value=standalone]').check();
     await page.locator('input[name=efb_enabled]').check();
@@ -169,14 +179,28 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
 
     await expect.poll(() => page.getByTestId('run-state').textContent(), { timeout: 5000 }).toBe('running');
     await expect.poll(() => page.getByTestId('nmea-log').textContent(), { timeout: 5000 }).toMatch(NMEA_LINE);
-    await expect.poll(() => other.page.getByTestId('nmea-log').textContent(), { timeout: 5000 }).toMatch(NMEA_LINE);
+    await expect
+      .poll(() => other.page.getByTestId('nmea-log').textContent(), { timeout: 5000 })
+      .toMatch(NMEA_LINE);
     await expect.poll(() => page.getByTestId('lat').textContent()).toBe('47.52704° N');
-    await expect.poll(() => efb.received.some((d) => d.text.startsWith('XGPSE2E Sim,')), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => efb.received.some((d) => d.text.startsWith('XGPSE2E Sim,')), { timeout: 5000 })
+      .toBe(true);
     expect(await page.getByTestId('start-messages').count()).toBe(0);
+
+    // Settings stay editable while running: a new EFB name goes out from the next line, no stop needed.
+    await page.locator('input[name=efb_sim_name]').fill('E2E Live');
+    await page.locator('input[name=efb_sim_name]').press('Enter');
+    await expect
+      .poll(() => efb.received.some((d) => d.text.startsWith('XGPSE2E Live,')), { timeout: 5000 })
+      .toBe(true);
+    expect(await page.getByTestId('run-state').textContent()).toBe('running');
 
     await screenshot(page, 'simulator-console-desktop');
     await screenshot(other.page, 'simulator-console-phone-dark');
-    const phoneBackground = await other.page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+    const phoneBackground = await other.page.evaluate<string>(
+      'getComputedStyle(document.body).backgroundColor',
+    );
     expect(phoneBackground).toBe('rgb(17, 20, 24)');
     const phoneOverflow = await other.page.evaluate<number>('document.documentElement.scrollWidth');
     expect(phoneOverflow).toBeLessThanOrEqual(PHONE.width);
@@ -186,6 +210,19 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await a.context.close();
     await other.context.close();
   }, 40_000);
+
+  it('says so when the picked airport has no known elevation', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    await login(page);
+    await page.locator('input[name=airport-search]').fill('Rothera');
+    const choice = page.getByRole('button', { name: /AAXX/ });
+    await expect.poll(() => choice.textContent()).toContain('elevation unknown');
+    await choice.click();
+    await expect
+      .poll(() => page.getByTestId('elevation-unknown').textContent())
+      .toBe('elevation unknown, starting at 0 ft');
+    await context.close();
+  }, 20_000);
 
   it('served the console compressed and cacheable, and the pages logged no errors', async () => {
     const index = await fetch(`${sim.url}/`, { headers: { 'accept-encoding': 'br' } });
@@ -197,7 +234,9 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     const js = await fetch(`${sim.url}${script}`, { headers: { 'accept-encoding': 'gzip' } });
     expect(js.headers.get('content-encoding')).toBe('gzip');
     expect(js.headers.get('cache-control')).toContain('immutable');
-    const again = await fetch(`${sim.url}${script}`, { headers: { 'if-none-match': js.headers.get('etag')! } });
+    const again = await fetch(`${sim.url}${script}`, {
+      headers: { 'if-none-match': js.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
     expect(b.errors).toEqual([]);
     // Only the answers the tests provoked: no session yet / wrong password (401), the port in use (409).

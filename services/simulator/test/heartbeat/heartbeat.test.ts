@@ -200,18 +200,22 @@ describe('heartbeat payload and cadence', () => {
 });
 
 describe('SIMULATOR_IP', () => {
-  it('accepts IPv4 and IPv6 literals and empty', () => {
+  it('accepts IPv4 and IPv6 literals, host names and empty', () => {
     expect(parseSimulatorIp('127.0.0.1')).toBe('127.0.0.1');
     expect(parseSimulatorIp(' ::1 ')).toBe('::1');
+    expect(parseSimulatorIp('localhost')).toBe('localhost');
+    expect(parseSimulatorIp('rig-3.sim-center.example.')).toBe('rig-3.sim-center.example.');
     expect(parseSimulatorIp('')).toBeNull();
     expect(parseSimulatorIp(undefined)).toBeNull();
   });
 
-  it.each(['localhost', '127.0.0.1; touch /tmp/x', '-f', '127.0.0.1 -f', '$(id)', '300.1.1.1'])(
+  it.each(['127.0.0.1; touch /tmp/x', '-f', '127.0.0.1 -f', '$(id)', '300.1.1.1', 'rig_3', 'a..b', '-rig'])(
     'refuses %s',
     (v) => {
       expect(() => parseSimulatorIp(v)).toThrow(SimulatorIpError);
-      expect(() => parseSimulatorIp(v)).toThrow(/SIMULATOR_IP must be an IPv4 or IPv6 address literal/);
+      expect(() => parseSimulatorIp(v)).toThrow(
+        /SIMULATOR_IP must be an IPv4 or IPv6 address or a host name/,
+      );
     },
   );
 
