@@ -36,7 +36,7 @@ async function dnsServer(): Promise<{ port: number; names: Map<string, string>; 
       rr.writeUInt16BE(1, 4);
       rr.writeUInt32BE(0, 6);
       rr.writeUInt16BE(4, 10);
-      address.split('.').forEach((o, i) => rr.writeUInt8(Number(o), 12 + i));
+      for (const [i, o] of address.split('.').entries()) rr.writeUInt8(Number(o), 12 + i);
       parts.push(rr);
     }
     socket.send(Buffer.concat(parts), from.port, from.address);
