@@ -95,6 +95,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       bootArmingPolicy: env.BOOT_ARMING_POLICY,
       heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
       version: VERSION,
+      outboundAllowedNetworks: env.OUTBOUND_ALLOWED_NETWORKS,
     },
   });
   let ha: ReturnType<typeof attachHomeAssistant> | null = null;

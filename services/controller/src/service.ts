@@ -1,3 +1,4 @@
+import { checkOutboundUrl, outboundPolicy } from '@outpost/runtime';
 import { AuthService } from './auth/auth-service.js';
 import { AuthStore } from './db/auth-store.js';
 import type { Database } from './db/connection.js';
@@ -25,6 +26,8 @@ export interface ServiceConfig {
   bootArmingPolicy?: 'fail_safe' | 'preserve_state';
   heartbeatIntervalSeconds: number;
   version: string;
+  /** OUTBOUND_ALLOWED_NETWORKS: the private and loopback ranges webhooks may reach. */
+  outboundAllowedNetworks?: string | undefined;
 }
 
 export interface ServiceOptions {
@@ -57,7 +60,10 @@ export async function createControllerService(opts: ServiceOptions) {
     opts.outboxStampDelayMs,
     (err) => logger.warn({ err }, 'outbox stamps not written; will retry'),
   );
+  const policy = outboundPolicy(config.outboundAllowedNetworks);
+  const outbound = (url: string) => checkOutboundUrl(url, policy);
   const dispatcher = new OutboxDispatcher({
+    outbound,
     store: outboxStore,
     marks,
     sink: opts.eventSink ?? null,
@@ -111,6 +117,8 @@ export async function createControllerService(opts: ServiceOptions) {
     scheduler,
     outbox: outboxStore,
     dispatcher,
+    /** Why a webhook URL may not be reached (outbound policy), or null. */
+    outbound,
     inputs,
     gpio: opts.gpio,
     mockGpio: opts.gpio.mode === 'mock' ? (opts.gpio as MockGpio) : null,

@@ -1,4 +1,11 @@
-import { createMqtt, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
+import {
+  checkOutboundHost,
+  createMqtt,
+  type OutpostMqtt,
+  outboundPolicy,
+  type RunningServer,
+  serveApp,
+} from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import type { BaseUrls } from '@outpost/notify';
 import type { Logger } from 'pino';
@@ -39,8 +46,10 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
   const clock = o.clock ?? systemClock;
   const database = await openDatabase(config.DATABASE_URL);
   const repo = new DrizzleNotifierRepo(database.db);
+  const outbound = outboundPolicy(config.OUTBOUND_ALLOWED_NETWORKS);
   const deliver = createDeliver({
     timeoutMs: config.NOTIFIER_SEND_TIMEOUT_SECONDS * 1000,
+    outbound: (host) => checkOutboundHost(host, outbound),
     fetch: o.fetch,
     baseUrls: o.baseUrls ?? {
       telegram: config.NOTIFIER_TELEGRAM_BASE_URL,

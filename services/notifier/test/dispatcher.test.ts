@@ -100,7 +100,7 @@ describe('dispatcher on PostgreSQL', () => {
       [3, 'retrying'],
       [4, 'failed'],
     ]);
-    expect(badRows[3]!.error).toBe('webhook: HTTP 500 provider down');
+    expect(badRows[3]!.error).toBe('webhook: HTTP 500');
     expect(history.filter((h) => h.channel_id === good).map((h) => h.status)).toEqual(['sent']);
     expect(await repo.listRetries()).toEqual([]);
     clock.advance(3_600_000);

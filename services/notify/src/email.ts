@@ -4,6 +4,8 @@ type EmailTarget = Extract<Target, { kind: 'email' }>;
 
 /** Plain-text mail over SMTP: subject is the title, text is the body. */
 export async function sendEmail(t: EmailTarget, m: Message, opts: SendOptions): Promise<SendResult> {
+  const refused = opts.outbound ? await opts.outbound(t.host) : null;
+  if (refused) return { ok: false, error: `email: ${refused}`, retryable: false };
   // Loaded at the first mail: nodemailer is about 40 modules that a service with no email channel
   // would otherwise keep in memory for nothing.
   const { default: nodemailer } = await import('nodemailer');

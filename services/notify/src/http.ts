@@ -21,13 +21,19 @@ function providerDetail(text: string): string {
   return text.trim();
 }
 
-const clip = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n)}…` : s);
+/** At most `n` printable characters: an error is shown to the user, and must not carry a page back. */
+const clip = (s: string, n = 120) => {
+  const flat = s.replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n)}…` : flat;
+};
 
-/** The error code of a network failure, never the URL (which may carry a token). */
+/** Labels of targets at an address the user typed: their reply bodies are never echoed. */
+const ANY_HOST = new Set(['webhook', 'json']);
+
+/** The error code of a network failure, never the URL (which may carry a token) nor an address. */
 function networkReason(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string' && !/\/\//.test(cause.message)) return cause.message;
+  const cause = (err as { cause?: { code?: unknown } })?.cause;
+  if (cause && typeof cause.code === 'string' && /^[A-Z_]{2,40}$/.test(cause.code)) return cause.code;
   return 'network error';
 }
 
@@ -42,6 +48,16 @@ export async function httpSend(
   accept?: (json: unknown) => string | null,
 ): Promise<SendResult> {
   const doFetch = opts.fetch ?? fetch;
+  if (opts.outbound) {
+    let host = '';
+    try {
+      host = new URL(req.url).hostname;
+    } catch {
+      return { ok: false, error: `${label}: not a URL`, retryable: false };
+    }
+    const refused = await opts.outbound(host);
+    if (refused) return { ok: false, error: `${label}: ${refused}`, retryable: false };
+  }
   let res: Response;
   try {
     res = await doFetch(req.url, {
@@ -65,7 +81,7 @@ export async function httpSend(
     // a body cut short still leaves the status to judge by
   }
   if (!res.ok) {
-    const detail = clip(providerDetail(text));
+    const detail = ANY_HOST.has(label) ? '' : clip(providerDetail(text));
     const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
     return { ok: false, error: `${label}: HTTP ${res.status}${detail ? ` ${detail}` : ''}`, retryable };
   }

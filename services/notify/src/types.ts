@@ -69,6 +69,11 @@ export interface SendOptions {
   baseUrls?: BaseUrls;
   /** Extra fields for the generic webhook body (event name, event id, …). */
   context?: Record<string, unknown>;
+  /**
+   * Checked before each connection with the target's host: a reason to refuse it, or null. The services
+   * pass @outpost/runtime's outbound policy (no loopback, private or metadata addresses by default).
+   */
+  outbound?: (host: string) => Promise<string | null>;
 }
 
 export type SendResult =

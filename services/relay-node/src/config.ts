@@ -66,6 +66,8 @@ export interface RelaynodeConfig {
   epoActiveLow: boolean;
   dataDir: string;
   logLevel: string;
+  /** OUTBOUND_ALLOWED_NETWORKS: private and loopback ranges notifier URLs may reach. */
+  outboundAllowedNetworks?: string | undefined;
   mqtt: {
     url: string | undefined;
     username: string | undefined;
@@ -98,6 +100,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfi
     epoActiveLow: e.EPO_ACTIVE_LOW ?? preset.epoActiveLow,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
+    outboundAllowedNetworks: e.OUTBOUND_ALLOWED_NETWORKS,
     mqtt: {
       url: e.MQTT_URL,
       username: e.MQTT_USERNAME,

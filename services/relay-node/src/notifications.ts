@@ -18,6 +18,8 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** Provider origins (telegram, discord, slack, pushover, ntfy) replaced, e.g. by a local peer. */
   baseUrls?: BaseUrls;
+  /** Refuses hosts the outbound policy does not allow (see @outpost/runtime's outbound). */
+  outbound?: (host: string) => Promise<string | null>;
 }
 
 export interface DeliveryResult {
@@ -63,6 +65,7 @@ export function deliverToAll(
         {
           timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           ...(opts.baseUrls ? { baseUrls: opts.baseUrls } : {}),
+          ...(opts.outbound ? { outbound: opts.outbound } : {}),
         },
       );
       return r.ok ? { url: redacted, ok: true } : { url: redacted, ok: false, error: r.error };

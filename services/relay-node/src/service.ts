@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import type { BaseUrls } from '@outpost/notify';
-import { createMqtt, type Logger, type OutpostMqtt, type RunningServer, serveApp } from '@outpost/runtime';
+import {
+  checkOutboundHost,
+  createMqtt,
+  type Logger,
+  type OutpostMqtt,
+  outboundPolicy,
+  type RunningServer,
+  serveApp,
+} from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { NodeAdmin } from './admin.js';
 import { attachBus } from './bus/relaynode-bus.js';
@@ -71,6 +79,7 @@ export async function startRelayNode(o: StartOptions) {
   );
 
   // 2. Settings, administration, the safety core.
+  const outbound = outboundPolicy(config.outboundAllowedNetworks);
   const settings = new SettingsStore(join(config.dataDir, 'relay-node', 'settings.json'), (m) =>
     log.warn({}, m),
   );
@@ -81,7 +90,10 @@ export async function startRelayNode(o: StartOptions) {
     relayOn: () => node?.isRelayOn ?? false,
     settings,
     envNotifierUrls: config.notifierUrls,
-    notify: o.baseUrls ? { baseUrls: o.baseUrls } : {},
+    notify: {
+      ...(o.baseUrls ? { baseUrls: o.baseUrls } : {}),
+      outbound: (host) => checkOutboundHost(host, outbound),
+    },
     power,
     log,
     nodeId: config.id,

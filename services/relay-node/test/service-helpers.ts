@@ -32,6 +32,8 @@ export function testConfig(over: Partial<RelaynodeConfig> = {}): RelaynodeConfig
     epoActiveLow: false,
     dataDir: mkdtempSync(join(tmpdir(), 'relaynode-data-')),
     logLevel: 'silent',
+    // The tests' receivers are on loopback, which a node refuses by default.
+    outboundAllowedNetworks: '127.0.0.0/8,::1',
     mqtt: { url: undefined, username: undefined, password: undefined, prefix: 'outpost' },
     ...over,
   };

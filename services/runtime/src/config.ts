@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outboundPolicy } from './outbound.js';
 
 /** Variables every service reads (ARCHITECTURE.md, "Running"). */
 export const baseEnvShape = {
@@ -27,6 +28,20 @@ export const baseEnvShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'only letters, digits, "_" and "-"')
     .default('main'),
+  /** Loopback, private and link-local ranges user-configured targets may reach (outbound.ts). */
+  OUTBOUND_ALLOWED_NETWORKS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        outboundPolicy(v);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: (err as Error).message.replace(/^OUTBOUND_ALLOWED_NETWORKS: /, ''),
+        });
+      }
+    }),
 } as const;
 
 /**

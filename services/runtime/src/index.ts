@@ -21,6 +21,13 @@ export {
   RequestTimeoutError,
   redactUrl,
 } from './mqtt.js';
+export {
+  checkOutboundHost,
+  checkOutboundUrl,
+  type OutboundPolicy,
+  outboundPolicy,
+  refusedAddress,
+} from './outbound.js';
 export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
 export { type ServerTls, serverTlsFromEnv } from './tls.js';

@@ -86,11 +86,16 @@ export async function sendWebhookTest(
   const timestamp = Math.floor(svc.clock.now() / 1000);
   const results = await Promise.all(
     hooks.map(async (h) => {
-      const res = await postWebhook(h.url, h.secret, {
-        event: 'webhook.test',
-        timestamp,
-        data: { message: 'Outpost webhook test', requested_by: actor.who },
-      });
+      const res = await postWebhook(
+        h.url,
+        h.secret,
+        {
+          event: 'webhook.test',
+          timestamp,
+          data: { message: 'Outpost webhook test', requested_by: actor.who },
+        },
+        { outbound: svc.outbound },
+      );
       return { webhook_id: h.id, url: h.url, ...res };
     }),
   );

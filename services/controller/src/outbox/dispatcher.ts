@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   /** Period of the retry sweep. */
   sweepMs?: number;
   publishTimeoutMs?: number;
+  /** Refuses webhook URLs the outbound policy does not allow. */
+  outbound?: (url: string) => Promise<string | null>;
 }
 
 /**
@@ -213,7 +215,7 @@ export class OutboxDispatcher {
         webhook.url,
         webhook.secret,
         { event: item.event, timestamp: Math.floor(item.created_at / 1000), data: item.data },
-        { deliveryId: String(delivery.id) },
+        { deliveryId: String(delivery.id), outbound: this.opts.outbound },
       );
       const now = this.opts.clock.now();
       if (result.ok) {

@@ -29,8 +29,15 @@ export async function postWebhook(
   url: string,
   secret: string,
   message: WebhookMessage,
-  opts: { deliveryId?: string; timeoutMs?: number } = {},
+  opts: {
+    deliveryId?: string;
+    timeoutMs?: number;
+    /** A reason to refuse the URL's host (the outbound policy), or null. */
+    outbound?: ((url: string) => Promise<string | null>) | undefined;
+  } = {},
 ): Promise<WebhookResult> {
+  const refused = await opts.outbound?.(url);
+  if (refused) return { ok: false, status: null, error: refused };
   const body = JSON.stringify({ event: message.event, timestamp: message.timestamp, data: message.data });
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -52,10 +59,7 @@ export async function postWebhook(
     const ok = res.status >= 200 && res.status < 300;
     return { ok, status: res.status, error: ok ? null : `HTTP ${res.status}` };
   } catch (err) {
-    const e = err as Error;
-    const error =
-      e.name === 'TimeoutError' ? 'timed out' : ((e.cause as Error | undefined)?.message ?? e.message);
-    return { ok: false, status: null, error };
+    return { ok: false, status: null, error: failureReason(err) };
   }
 }
 
@@ -74,4 +78,15 @@ export function eventMatches(patterns: string[], event: string): boolean {
 export function retryDelayMs(failedAttempts: number): number | null {
   const schedule = [10_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
   return failedAttempts <= schedule.length ? (schedule[failedAttempts - 1] ?? null) : null;
+}
+
+/**
+ * A few words a user may see: the error code, never the address, the port or a library's message,
+ * which would tell a prober what answers inside the network.
+ */
+function failureReason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: unknown } };
+  if (e.name === 'TimeoutError') return 'timed out';
+  const code = e.cause?.code;
+  return typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
 }

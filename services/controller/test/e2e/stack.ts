@@ -58,6 +58,7 @@ export async function startStack(): Promise<Stack> {
         NOTIFIER_PORT: String(notifierPort),
         HOST: '127.0.0.1',
         NOTIFIER_API_SECRET,
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
         MQTT_URL: broker.url,
         DATA_DIR: join(dir, 'notifier'),
         DATABASE_URL: tdb.url,
@@ -73,6 +74,8 @@ export async function startStack(): Promise<Stack> {
         JWT_SECRET,
         NOTIFIER_URL: notifier.url,
         NOTIFIER_API_SECRET,
+        // The test's webhook receiver is on loopback.
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
         ADMIN_USERNAME: ADMIN,
         ADMIN_PASSWORD: PASSWORD,
         MQTT_URL: broker.url,

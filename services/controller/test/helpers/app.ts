@@ -63,6 +63,8 @@ export async function testApp(database: Database, opts: TestAppOptions = {}) {
       hoaEnabled: true,
       heartbeatIntervalSeconds: 10,
       version: '0.0.0-test',
+      // The tests' receivers are on loopback, which webhooks may not reach by default.
+      outboundAllowedNetworks: '127.0.0.0/8,::1',
       ...opts.config,
     },
   });

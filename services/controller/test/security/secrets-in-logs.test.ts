@@ -25,6 +25,7 @@ const secret = (label: string) => `${label}${randomBytes(12).toString('hex')}`;
 
 const S = {
   jwtSecret: secret('jwtsecret'),
+  notifierKey: secret('notifierkey'),
   adminPassword: secret('adminpw'),
   newAdminPassword: secret('newadminpw'),
   mistypedPassword: secret('mistyped'),
@@ -112,6 +113,7 @@ beforeAll(async () => {
         MQTT_USERNAME: 'relaynode',
         MQTT_PASSWORD: S.mqttRelaynode,
         NOTIFIER_URLS: `json://hook:${S.relayUrlPassword}@127.0.0.1:${peerPort}/relay`,
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
       },
       'relay node listening',
     ),
@@ -120,7 +122,8 @@ beforeAll(async () => {
       {
         ...LOG,
         DATABASE_URL: tdb.url,
-        JWT_SECRET: S.jwtSecret,
+        NOTIFIER_API_SECRET: S.notifierKey,
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
         HOST: '127.0.0.1',
         NOTIFIER_PORT: '0',
         MQTT_URL: mqttUrl,
@@ -167,6 +170,8 @@ beforeAll(async () => {
       RELAYNODE_URL: urlFrom(relaynode, 'relay node listening'),
       RELAYNODE_API_SECRET: S.apiKey,
       NOTIFIER_URL: urlFrom(notifier, 'notifier listening'),
+      NOTIFIER_API_SECRET: S.notifierKey,
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
     },
     'controller listening',
   );

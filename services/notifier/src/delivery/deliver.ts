@@ -5,6 +5,8 @@ export interface DeliverOptions {
   timeoutMs: number;
   baseUrls?: BaseUrls;
   fetch?: typeof fetch;
+  /** Refuses hosts the outbound policy does not allow (OUTBOUND_ALLOWED_NETWORKS). */
+  outbound?: (host: string) => Promise<string | null>;
 }
 
 /** The real protocols behind the domain's Deliver: HTTP providers, webhooks and SMTP via @outpost/notify. */
@@ -17,6 +19,7 @@ export function createDeliver(opts: DeliverOptions): Deliver {
       timeoutMs: opts.timeoutMs,
       baseUrls: opts.baseUrls,
       fetch: opts.fetch,
+      outbound: opts.outbound,
       context,
     });
   };

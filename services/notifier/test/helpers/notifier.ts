@@ -52,6 +52,8 @@ export async function launchNotifier(o: NotifierOptions): Promise<RunningNotifie
     DATA_DIR: '/nonexistent',
     DATABASE_URL: o.databaseUrl ?? own!.url,
     NOTIFIER_SEND_TIMEOUT_SECONDS: '3',
+    // The tests' receivers are on loopback, which the notifier refuses by default.
+    OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
     ...o.env,
   });
   let notifier: RunningNotifier;
