@@ -57,12 +57,22 @@ export const NmeaSelection = z
   .strict();
 export type NmeaSelection = z.infer<typeof NmeaSelection>;
 
+/**
+ * A serial port: `/dev/tty<driver><n>` (ttyUSB0, ttyACM1, ttyS0, ttyAMA0), the Pi's `/dev/serial<n>`
+ * aliases, or a udev link under `/dev/serial/by-id/` or `by-path/`. Never a console (`/dev/tty`,
+ * `/dev/console`, the virtual terminals `/dev/tty<n>`) nor any other device node: the simulator writes
+ * to what it opens.
+ */
 export const SerialDevicePath = z
   .string()
   .max(255)
-  .regex(/^\/dev\/[A-Za-z0-9._/-]+$/, 'expected a /dev/ path')
+  .regex(
+    /^\/dev\/(tty[A-Za-z][A-Za-z0-9._-]*|serial\d+|serial\/by-(id|path)\/[A-Za-z0-9._:+-]+)$/,
+    'expected a serial port: /dev/tty<driver><n> (e.g. /dev/ttyUSB0), /dev/serial<n> or /dev/serial/by-id/…',
+  )
   // `..` would walk out of /dev (e.g. /dev/../etc/shadow).
-  .refine((p) => !p.split('/').includes('..'), 'expected a /dev/ path without ".." segments');
+  .refine((p) => !p.split('/').includes('..'), 'expected a /dev/ path without ".." segments')
+  .refine((p) => p !== '/dev/ttyprintk', 'expected a serial port, not the kernel log');
 export const SerialConfig = z
   .object({
     /** null clears the selection. */

@@ -30,8 +30,18 @@ const cases: Case[] = [
     valid: { duration_minutes: 30, notes: 'weekly test' },
     bad: { duration_minutes: 1441, notes: 'x'.repeat(501), extra: 1 },
   },
-  { name: 'StartRequest lower bound', schema: generator.StartRequest, valid: {}, bad: { duration_minutes: 0 } },
-  { name: 'StopRequest', schema: generator.StopRequest, valid: { reason: 'done' }, bad: { reason: 'x'.repeat(201) } },
+  {
+    name: 'StartRequest lower bound',
+    schema: generator.StartRequest,
+    valid: {},
+    bad: { duration_minutes: 0 },
+  },
+  {
+    name: 'StopRequest',
+    schema: generator.StopRequest,
+    valid: { reason: 'done' },
+    bad: { reason: 'x'.repeat(201) },
+  },
   {
     name: 'OverrideEnableRequest',
     schema: generator.OverrideEnableRequest,
@@ -53,7 +63,12 @@ const cases: Case[] = [
   {
     name: 'RuntimeLimitSettings',
     schema: generator.RuntimeLimitSettings,
-    valid: { runtime_limits_enabled: true, max_run_minutes: 480, cooldown_minutes: 60, lockout_on_max_runtime: true },
+    valid: {
+      runtime_limits_enabled: true,
+      max_run_minutes: 480,
+      cooldown_minutes: 60,
+      lockout_on_max_runtime: true,
+    },
     bad: { max_run_minutes: 0, cooldown_minutes: 1.5, runtime_limits_enabled: 'true' },
   },
   {
@@ -125,7 +140,13 @@ const cases: Case[] = [
   {
     name: 'SystemNotificationSetting',
     schema: notifier.SystemNotificationSetting,
-    valid: { enabled: true, channel_ids: [1], group_ids: [], title_template: 'Started', body_template: 'Run {{run_id}}' },
+    valid: {
+      enabled: true,
+      channel_ids: [1],
+      group_ids: [],
+      title_template: 'Started',
+      body_template: 'Run {{run_id}}',
+    },
     bad: { enabled: 'sometimes', body_template: 'x'.repeat(4001) },
   },
   {
@@ -153,7 +174,12 @@ const cases: Case[] = [
     valid: { device: '/dev/ttyUSB0', baudrate: 115200 },
     bad: { device: 'COM3', baudrate: 12345 },
   },
-  { name: 'ControlRequest', schema: simulator.ControlRequest, valid: { action: 'start' }, bad: { action: 'pause' } },
+  {
+    name: 'ControlRequest',
+    schema: simulator.ControlRequest,
+    valid: { action: 'start' },
+    bad: { action: 'pause' },
+  },
   {
     name: 'FleetState',
     schema: FleetState,
@@ -191,13 +217,36 @@ describe('enums', () => {
 });
 
 describe('serial device paths', () => {
-  it.each(['/dev/ttyUSB0', '/dev/serial/by-id/usb-FTDI_FT232R-if00-port0', '/dev/ttyACM1'])('accepts %s', (p) => {
+  it.each([
+    '/dev/ttyUSB0',
+    '/dev/serial/by-id/usb-FTDI_FT232R-if00-port0',
+    '/dev/serial/by-path/platform-fd500000.pcie-pci-0000:01:00.0-usb-0:1.3:1.0-port0',
+    '/dev/ttyACM1',
+    '/dev/ttyS0',
+    '/dev/ttyAMA0',
+    '/dev/serial0',
+  ])('accepts %s', (p) => {
     expect(simulator.SerialDevicePath.safeParse(p).success).toBe(true);
   });
-  it.each(['/dev/../etc/shadow', '/dev/../tmp/x', '/dev/serial/../../etc/passwd', '/tmp/ttyUSB0', '/dev/'])(
-    'refuses %s',
-    (p) => {
-      expect(simulator.SerialDevicePath.safeParse(p).success).toBe(false);
-    },
-  );
+  it.each([
+    '/dev/../etc/shadow',
+    '/dev/../tmp/x',
+    '/dev/serial/../../etc/passwd',
+    '/tmp/ttyUSB0',
+    '/dev/',
+    // Consoles and other device nodes are not serial ports.
+    '/dev/console',
+    '/dev/tty',
+    '/dev/tty0',
+    '/dev/tty12',
+    '/dev/ttyprintk',
+    '/dev/sda',
+    '/dev/mem',
+    '/dev/null',
+    '/dev/gpiochip0',
+    '/dev/pts/3',
+    '/dev/serial/by-id/../../sda',
+  ])('refuses %s', (p) => {
+    expect(simulator.SerialDevicePath.safeParse(p).success).toBe(false);
+  });
 });
