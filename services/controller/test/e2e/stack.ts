@@ -47,6 +47,7 @@ export async function startStack(): Promise<Stack> {
         HOST: '127.0.0.1',
         PORT: String(nodePort),
         DATA_DIR: join(dir, 'node'),
+        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
       },
       nodePort,
     );

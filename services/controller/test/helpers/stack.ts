@@ -93,6 +93,8 @@ export function spawnRelayNode(opts: {
       HOST: '127.0.0.1',
       PORT: String(opts.port ?? 0),
       DATA_DIR: opts.dataDir,
+      // The tests' notification receivers are on loopback, which a node refuses by default.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
       ...opts.extra,
     },
     'relay node listening',
