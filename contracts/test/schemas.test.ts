@@ -211,7 +211,9 @@ describe('enums', () => {
       'error',
       'max_runtime',
     ]);
-    expect(NOTIFICATION_EVENTS).toHaveLength(14);
+    // The spec's 14, then hoa_position_changed (its HOA rule 4).
+    expect(NOTIFICATION_EVENTS).toHaveLength(15);
+    expect(NOTIFICATION_EVENTS.at(-1)).toBe('hoa_position_changed');
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);
   });
 });

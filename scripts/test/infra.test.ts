@@ -286,6 +286,43 @@ describe('Grafana provisioning', () => {
     );
   });
 
+  it('starts from local files alone: no plugin download, plugins from a mounted folder', () => {
+    const compose = parseYaml(readFileSync(join(infra, 'docker-compose.yml'), 'utf8'));
+    const env = compose.services.grafana.environment ?? {};
+    expect(Object.keys(env).filter((k) => k.startsWith('GF_INSTALL'))).toEqual([]);
+    expect(compose.services.grafana.volumes).toContain('./grafana/plugins:/var/lib/grafana/plugins:ro');
+  });
+
+  it('provisions alert rules for the relay node, failsafe, EPO, lockout and the broker', () => {
+    const file = parseYaml(readFileSync(join(infra, 'grafana/provisioning/alerting/outpost.yaml'), 'utf8'));
+    expect(file.apiVersion).toBe(1);
+    const rules = file.groups.flatMap((g: { rules: unknown[] }) => g.rules) as {
+      uid: string;
+      title: string;
+      condition: string;
+      data: { refId: string; datasourceUid: string; model: { expr?: string; expression?: string } }[];
+    }[];
+    expect(rules.map((r) => r.title)).toEqual([
+      'Relay node offline',
+      'Relay node failsafe triggered',
+      'Emergency stop engaged',
+      'Generator locked out',
+      'Broker client dropped',
+    ]);
+    expect(new Set(rules.map((r) => r.uid)).size).toBe(rules.length);
+    for (const r of rules) {
+      expect(
+        r.data.some((d) => d.refId === r.condition),
+        r.title,
+      ).toBe(true);
+      for (const d of r.data) {
+        if (d.datasourceUid === '__expr__') continue;
+        expect(datasources.get(d.datasourceUid), r.title).toBe('prometheus');
+        expect(d.model.expr, r.title).toMatch(/^[a-z]/);
+      }
+    }
+  });
+
   it('the live position panels read the simulator position topic the ACL lets a viewer read', () => {
     const live = dashboards.find((d) => d.file === 'live-position.json')!.json;
     for (const p of live.panels as Panel[]) {

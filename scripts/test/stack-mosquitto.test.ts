@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -42,6 +42,22 @@ const PORT_ENV: Record<string, string> = {
   simulator: 'SIMULATOR_PORT',
   dashboard: 'DASHBOARD_PORT',
 };
+
+/** The service metrics Grafana's dashboards and alert rules query, which must exist as named. */
+const METRIC_PREFIX: Record<string, string> = {
+  controller: 'controller_',
+  'relay-node': 'relaynode_',
+  simulator: 'simulator_',
+  dashboard: 'dashboard_',
+};
+const grafanaMetrics = [
+  readFileSync(join(root, 'infra/grafana/dashboards/operations.json'), 'utf8'),
+  readFileSync(join(root, 'infra/grafana/provisioning/alerting/outpost.yaml'), 'utf8'),
+]
+  .flatMap((text) =>
+    [...text.matchAll(/\b(controller|relaynode|simulator|dashboard)_[a-z_]+/g)].map((m) => m[0]),
+  )
+  .filter((name, i, all) => all.indexOf(name) === i);
 
 /** Metric families each service must expose (the issue's list), beyond prom-client's defaults. */
 const EXPECTED_METRICS: Record<string, string[]> = {
@@ -113,6 +129,8 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         START_TIMEOUT_SECONDS: '75',
+        // This site lets Home Assistant arm as well (arming is not in the default set).
+        AUTOMATION_COMMANDS: 'start,stop,arm,disarm,override_force_stop',
         ...Object.fromEntries(SERVICES.map((s) => [PORT_ENV[s.name] as string, String(ports[s.name])])),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -158,7 +176,7 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
     ).rejects.toThrow(/Not authorized|Bad username/i);
   });
 
-  it('automation arms over MQTT; a start through the controller closes the relay on the relay node', {
+  it('automation allowed to arm (AUTOMATION_COMMANDS) arms over MQTT; a start through the controller closes the relay on the relay node', {
     timeout: 30_000,
   }, async () => {
     const viewer = await login('viewer');
@@ -223,10 +241,12 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
       devices.every((d) => configs.some((c) => c.topic === d && c.retain)),
     );
     const controller = configs.find((c) => c.topic === devices[0])?.body as {
-      cmps: Record<string, { command_topic?: string }>;
-      availability_mode: string;
+      cmps: Record<string, { command_topic?: string; availability_mode?: string }>;
+      availability: { topic: string }[];
     };
-    expect(controller.availability_mode).toBe('all');
+    // The device follows the controller; the start switch also needs the relay node.
+    expect(controller.availability.map((a) => a.topic)).toEqual(['outpost/controller/main/availability']);
+    expect(controller.cmps.generator?.availability_mode).toBe('all');
     expect(controller.cmps.generator?.command_topic).toBe('outpost/controller/main/set');
 
     const before = configs.length;
@@ -313,6 +333,11 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
           );
         });
       }
+      for (const name of grafanaMetrics.filter((m) => m.startsWith(METRIC_PREFIX[s.name] ?? '-')))
+        expect(
+          names.has(name) || names.has(name.replace(/_(sum|count|bucket)$/, '')),
+          `Grafana reads ${name}`,
+        ).toBe(true);
       // The parser folds histogram label sets together, so the per-route series are read off the text.
       expect(text, `${s.name} HTTP metrics by route`).toMatch(
         /^http_request_duration_seconds_count\{[^}]*route="\/health"[^}]*\} [1-9]/m,

@@ -54,6 +54,7 @@ export function createControllerMetrics() {
       flag('controller_armed', 'Relay armed', () => view().armed);
       flag('controller_relaynode_connected', 'Relay node connected', () => view().slave_connected);
       flag('controller_failsafe_triggered', 'Relay node failsafe triggered', () => view().failsafe_triggered);
+      flag('controller_lockout_active', 'Locked out after the maximum runtime', () => view().lockout_active);
       flag(
         'controller_epo_engaged',
         'Emergency power off engaged on the relay node',
