@@ -59,7 +59,8 @@ export type NmeaSelection = z.infer<typeof NmeaSelection>;
 
 /**
  * A serial port: `/dev/tty<driver><n>` (ttyUSB0, ttyACM1, ttyS0, ttyAMA0), the Pi's `/dev/serial<n>`
- * aliases, or a udev link under `/dev/serial/by-id/` or `by-path/`. Never a console (`/dev/tty`,
+ * aliases, a udev link under `/dev/serial/by-id/` or `by-path/`, or a pseudo-terminal `/dev/pts/<n>` (a
+ * virtual serial port, as socat or a sim rig's COM bridge makes). Never a console (`/dev/tty`,
  * `/dev/console`, the virtual terminals `/dev/tty<n>`) nor any other device node: the simulator writes
  * to what it opens.
  */
@@ -67,7 +68,7 @@ export const SerialDevicePath = z
   .string()
   .max(255)
   .regex(
-    /^\/dev\/(tty[A-Za-z][A-Za-z0-9._-]*|serial\d+|serial\/by-(id|path)\/[A-Za-z0-9._:+-]+)$/,
+    /^\/dev\/(tty[A-Za-z][A-Za-z0-9._-]*|serial\d+|serial\/by-(id|path)\/[A-Za-z0-9._:+-]+|pts\/\d+)$/,
     'expected a serial port: /dev/tty<driver><n> (e.g. /dev/ttyUSB0), /dev/serial<n> or /dev/serial/by-id/…',
   )
   // `..` would walk out of /dev (e.g. /dev/../etc/shadow).

@@ -32,6 +32,8 @@ describe('a Pi with no BMS pin', () => {
       HOST: '127.0.0.1',
       PORT: '0',
       GPIO_MODE: 'auto',
+      // The webhook receiver of the test listens on loopback.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
       HOA_SWITCH_ENABLED: 'true',
       HOA_GPIO_QUIET: '20',
     });
