@@ -53,16 +53,19 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     } catch {
       host = null;
     }
-    return host === c.req.header('host') ? undefined : c.json({ detail: 'Cross-origin WebSocket refused' }, 403);
+    return host === c.req.header('host')
+      ? undefined
+      : c.json({ detail: 'Cross-origin WebSocket refused' }, 403);
   };
-  // In the app's guard, before any route: every /api/* but login (the API documents included) and
-  // the live stream need a session.
+  // In the app's guard, before any route: every /api/* but login and the session status (the API
+  // documents included) and the live stream need a session. The status answers without one, so the
+  // console's first load can ask whether to show the login form without a failed request.
   const guard = (c: Context): Response | undefined => {
     const path = c.req.path;
     if (path === '/ws') {
       const refused = crossOrigin(c);
       if (refused) return refused;
-    } else if (!path.startsWith('/api/') || path === '/api/auth/login') {
+    } else if (!path.startsWith('/api/') || path === '/api/auth/login' || path === '/api/auth/check') {
       return undefined;
     }
     if (opts.auth.bypassAuth) return undefined;

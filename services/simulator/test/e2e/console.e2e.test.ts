@@ -67,6 +67,29 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await page.getByRole('button', { name: 'Start', exact: true }).click();
   }
 
+  it('first load before login: the login form, and no failed request or console error', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    const problems: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warning')
+        problems.push(`console ${msg.type()}: ${msg.text()}`);
+    });
+    page.on('requestfailed', (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    const checks: number[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname === '/api/auth/check') checks.push(r.status());
+    });
+    await page.goto(sim.url);
+    await page.locator('input[name=username]').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(checks).toEqual([200]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('refuses a wrong password with the server detail, then logs in and out', async () => {
     const { context, page } = await b.newSession(PHONE);
     await page.goto(sim.url);
@@ -239,7 +262,7 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     });
     expect(again.status).toBe(304);
     expect(b.errors).toEqual([]);
-    // Only the answers the tests provoked: no session yet / wrong password (401), the port in use (409).
+    // Only the answers the tests provoked: a wrong password (401), the port in use (409).
     for (const r of b.apiRejections) expect(r).toMatch(/status of (401|409)/);
   });
 });

@@ -15,7 +15,6 @@ async function sim(env: Record<string, string> = {}, clock?: ManualClock) {
 
 const PROTECTED = [
   ['GET', '/api/status'],
-  ['GET', '/api/auth/check'],
   ['POST', '/api/auth/logout'],
   ['POST', '/api/control'],
   ['POST', '/api/position'],
@@ -49,7 +48,7 @@ describe('session cookie authentication', () => {
     expect(attrs.some((a) => a.startsWith('max-age') || a.startsWith('expires'))).toBe(false);
   });
 
-  it('every /api/* but login answers 401 {detail} without a session; /health stays open', async () => {
+  it('every /api/* but login and the session status answers 401 {detail} without a session; /health stays open', async () => {
     const s = await sim();
     const anon = new Api(s.url);
     for (const [method, path] of PROTECTED) {
@@ -57,6 +56,10 @@ describe('session cookie authentication', () => {
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.body).toEqual({ detail: 'Not authenticated' });
     }
+    // The console asks this first: no session is an answer, not a failed request.
+    const check = await anon.get('/api/auth/check');
+    expect(check.status).toBe(200);
+    expect(check.body).toEqual({ authenticated: false, username: null, bypass_auth: false });
     const health = await anon.get('/health');
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'healthy', running: false });
@@ -77,6 +80,11 @@ describe('session cookie authentication', () => {
       bypass_auth: false,
     });
     expect((await api.post('/api/auth/logout')).body).toMatchObject({ authenticated: false });
+    expect((await api.get('/api/auth/check')).body).toEqual({
+      authenticated: false,
+      username: null,
+      bypass_auth: false,
+    });
     const replay = new Api(s.url);
     replay.cookie = cookie;
     expect((await replay.get('/api/status')).status).toBe(401);

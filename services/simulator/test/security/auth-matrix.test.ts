@@ -19,6 +19,8 @@ interface Route {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const LOGIN = 'POST /api/auth/login';
+/** Answers every caller: whether the cookie it came with is a session. */
+const CHECK = 'GET /api/auth/check';
 
 /** Under /api but not listed in the document: an unknown path and a method the route lacks. */
 const UNDOCUMENTED: Route[] = [
@@ -168,9 +170,12 @@ describe('simulator auth matrix (routes from the OpenAPI document)', () => {
     }
   });
 
-  it('every route but login refuses every invalid session with 401 {detail}', async () => {
+  it('every route but login and the session status refuses every invalid session with 401 {detail}', async () => {
     const failures: string[] = [];
-    const targets = [...routes.filter((r) => `${r.method} ${r.path}` !== LOGIN), ...UNDOCUMENTED];
+    const targets = [
+      ...routes.filter((r) => ![LOGIN, CHECK].includes(`${r.method} ${r.path}`)),
+      ...UNDOCUMENTED,
+    ];
     const variants = invalidVariants();
     for (const route of targets) {
       for (const v of variants) {
@@ -184,8 +189,25 @@ describe('simulator auth matrix (routes from the OpenAPI document)', () => {
       }
     }
     expect(failures).toEqual([]);
-    // The 14 spec routes besides login, plus the two undocumented ones.
-    expect(targets.length).toBeGreaterThanOrEqual(16);
+    // The 13 spec routes besides login and the session status, plus the two undocumented ones.
+    expect(targets.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it('the session status answers 200 {authenticated: false} for every invalid session, true for a valid one', async () => {
+    const failures: string[] = [];
+    for (const v of invalidVariants()) {
+      const res = await call({ method: 'GET', path: '/api/auth/check' }, await v.headers());
+      const expected = { authenticated: false, username: null, bypass_auth: false };
+      if (res.status !== 200 || JSON.stringify(res.body) !== JSON.stringify(expected)) {
+        failures.push(`[${v.name}] → ${res.status} ${JSON.stringify(res.body).slice(0, 100)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    const valid = await call({ method: 'GET', path: '/api/auth/check' }, { cookie: await session() });
+    expect(valid).toEqual({
+      status: 200,
+      body: { authenticated: true, username: 'pilot', bypass_auth: false },
+    });
   });
 
   it('the API documentation under /api needs a session like every other /api path', async () => {

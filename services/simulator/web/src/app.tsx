@@ -3,20 +3,34 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Console } from './console.js';
 import { Login } from './login.js';
 
-type Auth = { state: 'checking' } | { state: 'out'; error?: string } | { state: 'in'; username: string | null; bypass: boolean };
+type Auth =
+  | { state: 'checking' }
+  | { state: 'out'; error?: string }
+  | { state: 'in'; username: string | null; bypass: boolean };
 
 export function App() {
   const [auth, setAuth] = useState<Auth>({ state: 'checking' });
 
   useEffect(() => {
     apiFetch<{ authenticated: boolean; username: string | null; bypass_auth: boolean }>('/api/auth/check')
-      .then((r) => setAuth({ state: 'in', username: r.username, bypass: r.bypass_auth }))
+      .then((r) =>
+        setAuth(
+          r.authenticated ? { state: 'in', username: r.username, bypass: r.bypass_auth } : { state: 'out' },
+        ),
+      )
       .catch((err) =>
-        setAuth(err instanceof ApiError && err.status === 401 ? { state: 'out' } : { state: 'out', error: errorText(err) }),
+        setAuth(
+          err instanceof ApiError && err.status === 401
+            ? { state: 'out' }
+            : { state: 'out', error: errorText(err) },
+        ),
       );
   }, []);
 
-  const loggedOut = useCallback(() => setAuth({ state: 'out', error: 'Your session has ended; log in again' }), []);
+  const loggedOut = useCallback(
+    () => setAuth({ state: 'out', error: 'Your session has ended; log in again' }),
+    [],
+  );
 
   if (auth.state === 'checking') return <AppShell title="GPS simulator">{null}</AppShell>;
   if (auth.state === 'out') {
@@ -31,5 +45,7 @@ export function App() {
     await apiFetch('/api/auth/logout', { method: 'POST' }).catch(() => {});
     setAuth({ state: 'out' });
   };
-  return <Console username={auth.username} bypass={auth.bypass} onLogout={logout} onUnauthorized={loggedOut} />;
+  return (
+    <Console username={auth.username} bypass={auth.bypass} onLogout={logout} onUnauthorized={loggedOut} />
+  );
 }
