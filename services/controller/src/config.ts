@@ -48,6 +48,8 @@ export const ControllerEnv = z.object({
   HOA_GPIO_RUN: pin,
   HOA_BOOT_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOA_SWITCH_ENABLED: envBool(false),
+  /** The mock-hardware endpoints /api/dev/* (with GPIO_MODE=mock only): never on by itself. */
+  DEV_MODE: envBool(false),
   BOOT_ARMING_POLICY: z.enum(['fail_safe', 'preserve_state']).optional(),
   RELAYNODE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RELAYNODE_API_SECRET: z.string().min(1).optional(),

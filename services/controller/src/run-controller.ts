@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createMqtt, type Logger, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import { createMqtt, type Logger, metricsAuthFromEnv, type OutpostMqtt, serveApp } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { HeartbeatPublisher } from './bus/heartbeat.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
@@ -58,10 +58,15 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
   }
 
   const { gpio, warnings: inputWarnings } = await openInputs(env, o.inputs);
-  logger.info(
-    { gpio: gpio.mode },
-    gpio.mode === 'mock' ? 'mock GPIO: development endpoints at /api/dev/*' : 'GPIO ready',
-  );
+  // Mock GPIO is what every non-Pi host gets: dev endpoints (and the mock HOA switch they drive)
+  // need DEV_MODE=true on top, so an x86 install is not open to a forged BMS signal.
+  const devMode = env.DEV_MODE && gpio.mode === 'mock';
+  logger.info({ gpio: gpio.mode }, gpio.mode === 'mock' ? 'mock GPIO' : 'GPIO ready');
+  if (devMode) {
+    logger.warn('DEV_MODE=true: development endpoints at /api/dev/* drive the mock inputs; never on a site');
+  } else if (env.DEV_MODE) {
+    logger.warn({ gpio: gpio.mode }, 'DEV_MODE=true ignored: development endpoints need GPIO_MODE=mock');
+  }
   for (const w of inputWarnings) logger.warn({ gpio: gpio.mode }, w);
 
   const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
@@ -91,7 +96,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       jwtSecret: env.JWT_SECRET,
       tokenTtlSeconds: env.TOKEN_TTL_SECONDS,
       hoaBootDelaySeconds: env.HOA_BOOT_DELAY_SECONDS,
-      hoaEnabled: env.HOA_SWITCH_ENABLED || gpio.mode === 'mock',
+      hoaEnabled: env.HOA_SWITCH_ENABLED || devMode,
       bootArmingPolicy: env.BOOT_ARMING_POLICY,
       heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
       version: VERSION,
@@ -143,6 +148,8 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
   const app = buildGateway(svc, {
     logger,
     allowedIps: env.ALLOWED_IPS,
+    devMode,
+    metricsAuth: metricsAuthFromEnv(env),
     trustedProxies: env.TRUSTED_PROXIES,
     notifier:
       env.NOTIFIER_URL && env.NOTIFIER_API_SECRET

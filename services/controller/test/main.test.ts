@@ -112,14 +112,7 @@ describe('controller process', () => {
 
     it('serves health, logs in the configured admin, and drives the relay lease over MQTT', async (ctx) => {
       if (!built || !broker) return ctx.skip();
-      const health = await (await fetch(`${url}/health`)).json();
-      expect(health).toMatchObject({
-        status: 'healthy',
-        service: 'controller',
-        broker: 'connected',
-        database: 'connected',
-        gpio: 'mock',
-      });
+      expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
       const login = await fetch(`${url}/api/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -127,6 +120,14 @@ describe('controller process', () => {
       });
       const { access_token } = (await login.json()) as { access_token: string };
       const auth = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+      const health = await (await fetch(`${url}/health`, { headers: auth })).json();
+      expect(health).toMatchObject({
+        status: 'healthy',
+        service: 'controller',
+        broker: 'connected',
+        database: 'connected',
+        gpio: 'mock',
+      });
       const desired: { armed: boolean; relay_on: boolean; seq: number }[] = [];
       const sub = mqtt.connect(broker.url);
       sub.on('message', (_t, p) => desired.push(JSON.parse(p.toString())));

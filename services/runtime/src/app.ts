@@ -10,6 +10,7 @@ import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.
 import { mountDocs } from './docs.js';
 import { readNodeBody } from './node-body.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
+import { type MetricsAuth, metricsGuard } from './metrics-auth.js';
 import { isHardened, withSecurityHeaders } from './security-headers.js';
 
 /** A refusal with an HTTP status and the `detail` a client shows. */
@@ -30,8 +31,18 @@ export interface AppOptions {
   logger: Logger;
   title?: string;
   description?: string;
-  /** Extra fields of GET /health, e.g. `{ broker: 'connected', database: 'connected' }`. */
+  /**
+   * Extra fields of GET /health, e.g. `{ broker: 'connected', database: 'connected' }`, shown only to
+   * a caller healthDetail accepts.
+   */
   health?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Whether the request carries the service's own credential. Without it GET /health answers
+   * `{status}` only: service, version, uptime and the extras tell a stranger what to attack.
+   */
+  healthDetail?: (c: Context) => boolean | Promise<boolean>;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH; null or unset: /metrics is open. */
+  metricsAuth?: MetricsAuth | null;
   /** Largest request body in bytes; larger bodies get 413. */
   bodyLimit?: number;
   metrics?: Metrics;
@@ -119,6 +130,8 @@ export function createApp(opts: AppOptions): OutpostApp {
       return c.json({ detail: err.detail }, err.status);
     }
     if (err instanceof HTTPException) {
+      // Hono's auth middlewares build their own answer, with the WWW-Authenticate challenge.
+      if (err.res) return err.getResponse();
       const status = err.status as ContentfulStatusCode;
       const detail = err.message || (status === 400 ? 'Bad request' : 'Request refused');
       return c.json({ detail }, status);
@@ -137,6 +150,7 @@ export function createApp(opts: AppOptions): OutpostApp {
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
 
   app.get('/health', async (c) => {
+    if (!(opts.healthDetail && (await opts.healthDetail(c)))) return c.json({ status: 'healthy' });
     const extra = opts.health ? await opts.health() : {};
     return c.json({
       status: 'healthy',
@@ -146,6 +160,7 @@ export function createApp(opts: AppOptions): OutpostApp {
       ...extra,
     });
   });
+  if (opts.metricsAuth) app.use('/metrics', metricsGuard(opts.metricsAuth));
   app.get('/metrics', async (c) =>
     c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
   );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metricsEnvShape } from './metrics-auth.js';
 import { outboundPolicy } from './outbound.js';
 
 /** Variables every service reads (ARCHITECTURE.md, "Running"). */
@@ -42,6 +43,7 @@ export const baseEnvShape = {
         });
       }
     }),
+  ...metricsEnvShape,
 } as const;
 
 /**

@@ -13,6 +13,7 @@ export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
 export { createMetrics, type Metrics } from './metrics.js';
+export { type MetricsAuth, metricsAuthFromEnv, metricsEnvShape, metricsGuard } from './metrics-auth.js';
 export {
   createMqtt,
   type MqttOptions,

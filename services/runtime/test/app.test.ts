@@ -7,13 +7,15 @@ import { createApp, HttpError } from '../src/app.js';
 
 const require = createRequire(import.meta.url);
 
-function makeApp() {
+function makeApp(extra: Partial<Parameters<typeof createApp>[0]> = {}) {
   const app = createApp({
     service: 'demo',
     version: '1.2.3',
     logger: pino({ level: 'silent' }),
     bodyLimit: 1024,
     health: () => ({ broker: 'connected' }),
+    healthDetail: (c) => c.req.header('x-api-key') === 'right-key',
+    ...extra,
   });
   const Body = z
     .object({ minutes: z.number().int().min(1).max(1440), notes: z.string().max(5).optional() })
@@ -45,14 +47,27 @@ const post = (app: ReturnType<typeof makeApp>, body: string) =>
   app.request('/api/things', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
 
 describe('createApp', () => {
-  it('answers /health with status and extras', async () => {
-    const res = await makeApp().request('/health');
+  it('answers /health with status and extras to a caller with the credential', async () => {
+    const res = await makeApp().request('/health', { headers: { 'x-api-key': 'right-key' } });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       status: 'healthy',
       service: 'demo',
       version: '1.2.3',
       broker: 'connected',
+    });
+  });
+
+  it('answers /health with {status} only without the credential, or with a wrong one', async () => {
+    for (const headers of [{}, { 'x-api-key': 'wrong' }]) {
+      const res = await makeApp().request('/health', { headers });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'healthy' });
+    }
+    // A service that names no credential never shows the detail.
+    const bare = makeApp({ healthDetail: undefined });
+    expect(await (await bare.request('/health', { headers: { 'x-api-key': 'right-key' } })).json()).toEqual({
+      status: 'healthy',
     });
   });
 

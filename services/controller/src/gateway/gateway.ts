@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApp, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import { createApp, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { auditEntries } from '../db/audit-store.js';
@@ -30,6 +30,10 @@ export interface GatewayOptions {
   trustedProxies?: string;
   rateLimits?: RateLimits;
   health?: () => Promise<Record<string, unknown>>;
+  /** DEV_MODE=true with mock GPIO: mount /api/dev/*. */
+  devMode?: boolean;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH. */
+  metricsAuth?: MetricsAuth | null;
   /** Relay node administration over MQTT (absent: the /api/relaynode/* routes answer 503). */
   relaynode?: RelaynodeAdmin;
   /** Forwards /api/notifications/* and /api/system-notifications/* to the notifier (NOTIFIER_URL). */
@@ -97,6 +101,12 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
     description:
       'Generator control: state, start/stop, arming, overrides, runtime limits, schedules, webhooks.',
     health: opts.health,
+    // The console and operators send their bearer token; a stranger learns only that it is up.
+    healthDetail: async (c) => {
+      const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
+      return match ? (await svc.auth.verify(match[1] as string)) !== null : false;
+    },
+    metricsAuth: opts.metricsAuth ?? null,
     guard: guard as unknown as (c: Context) => Promise<Response | undefined>,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
@@ -111,9 +121,10 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   mount(overrideRoutes(svc));
   mount(scheduleRoutes(svc));
   mount(webhookRoutes(svc));
-  if (svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
+  const dev = opts.devMode === true && svc.mockGpio !== null;
+  if (dev && svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
-  if (opts.relaynode && svc.mockGpio) mount(relaynodeRoutes(opts.relaynode, opts.logger, DEV_ENDPOINTS));
+  if (opts.relaynode && dev) mount(relaynodeRoutes(opts.relaynode, opts.logger, DEV_ENDPOINTS));
 
   const audit = router();
   audit.openapi(

@@ -42,6 +42,7 @@ export async function startStack(): Promise<Stack> {
       {
         RELAYNODE_API_SECRET: NODE_SECRET,
         MOCK_HAT_MODE: 'true',
+        DEV_MODE: 'true',
         HARDWARE_SAFETY_ENABLED: 'true',
         MQTT_URL: broker.url,
         HOST: '127.0.0.1',
@@ -82,6 +83,7 @@ export async function startStack(): Promise<Stack> {
         MQTT_URL: broker.url,
         RELAYNODE_API_SECRET: NODE_SECRET,
         GPIO_MODE: 'mock',
+        DEV_MODE: 'true',
         HOA_BOOT_DELAY_SECONDS: '0',
         HEARTBEAT_INTERVAL_SECONDS: '1',
         HOST: '127.0.0.1',

@@ -60,8 +60,7 @@ describe('broker killed and restarted mid-run, every generator service up', () =
   let retainedBefore = new Map<string, string>();
 
   const relayOnCount = () => node.logs().filter((l) => l.msg === 'relay ON').length;
-  const brokerState = async () =>
-    ((await (await fetch(`${controller.url}/health`)).json()) as { broker: string }).broker;
+  const brokerState = async () => ((await api.get('/health')).body as { broker: string }).broker;
   const eventsAfter = (name: string) =>
     afterRestart
       .filter((m) => m.topic === `${PREFIX}/controller/main/event/${name}`)

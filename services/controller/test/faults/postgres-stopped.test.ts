@@ -35,7 +35,7 @@ describe('PostgreSQL stopped mid-run (real server process)', () => {
   const ctlDir = tempDir('pgstop-ctl');
 
   const health = async () =>
-    (await (await fetch(`${controller.url}/health`)).json()) as {
+    (await api.get('/health')).body as {
       database: string;
       pending_database_writes: number;
     };

@@ -72,6 +72,8 @@ export async function testApp(database: Database, opts: TestAppOptions = {}) {
   const app = buildGateway(svc, {
     logger,
     rateLimits: { apiPerSecond: 10_000, authPerMinute: 10_000 },
+    // The suites drive the mock inputs through /api/dev/* (DEV_MODE=true in a real start).
+    devMode: true,
     ...opts.gateway,
   });
   let token = '';

@@ -87,6 +87,7 @@ export function spawnRelayNode(opts: {
     {
       RELAYNODE_API_SECRET: SECRET,
       MOCK_HAT_MODE: 'true',
+      DEV_MODE: 'true',
       HARDWARE_SAFETY_ENABLED: 'true',
       MQTT_URL: opts.mqttUrl,
       MQTT_TOPIC_PREFIX: PREFIX,
@@ -122,6 +123,7 @@ export function spawnController(opts: {
       PORT: '0',
       HOST: '127.0.0.1',
       GPIO_MODE: 'mock',
+      DEV_MODE: 'true',
       HEARTBEAT_INTERVAL_SECONDS: String(opts.intervalSeconds),
       RELAYNODE_API_SECRET: SECRET,
       ...(opts.relaynodeUrl ? { RELAYNODE_URL: opts.relaynodeUrl } : {}),

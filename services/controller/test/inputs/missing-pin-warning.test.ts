@@ -57,7 +57,16 @@ describe('a Pi with no BMS pin', () => {
 
   it('says "automatic start disabled: no input pin" in the log and in /health', async () => {
     expect(logged.join('')).toContain('automatic start disabled: no input pin (BMS_GPIO_PIN)');
-    const res = await fetch(`${controller.url}/health`);
+    expect(await (await fetch(`${controller.url}/health`)).json()).toEqual({ status: 'healthy' });
+    const login = await fetch(`${controller.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'missing-pin-admin-pw' }),
+    });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const res = await fetch(`${controller.url}/health`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { gpio: string; warnings: string[] };
     expect(body.gpio).toBe('gpiochip');

@@ -46,8 +46,7 @@ describe('controller ↔ relay node link (real processes)', () => {
   const relayOnCount = () => node.logs().filter((l) => l.msg === 'relay ON').length;
   const state = () => api.state();
   const connectedNow = async () => (await state()).slave_connected === true;
-  const brokerState = async () =>
-    ((await (await fetch(`${controller.url}/health`)).json()) as { broker: string }).broker;
+  const brokerState = async () => ((await api.get('/health')).body as { broker: string }).broker;
   const brokerUp = async () => (await brokerState()) === 'connected';
 
   beforeAll(async () => {
