@@ -3,12 +3,20 @@ import { UnixMillis } from './common.js';
 import { OperatingMode } from './enums.js';
 
 /**
- * What the dashboard knows of one simulator, in one word: `offline` (process down or never seen),
- * `idle` (process up, no heartbeat or position), `stopped` (emulator not running), `no input` (a
+ * What the dashboard knows of one simulator, in a word or two: `offline` (process down or never seen),
+ * `no heartbeat (not rebroadcasting)` (process up, no heartbeat or position: only a rebroadcaster sends
+ * heartbeats, so an idle simulator in any other mode looks like this), `stopped` (emulator not running), `no input` (a
  * receiver or rebroadcaster that has had no input yet), `feed lost` (its input stopped more than 5 s
  * ago), `online`.
  */
-export const FleetSimulatorStatus = z.enum(['offline', 'idle', 'stopped', 'no input', 'feed lost', 'online']);
+export const FleetSimulatorStatus = z.enum([
+  'offline',
+  'no heartbeat (not rebroadcasting)',
+  'stopped',
+  'no input',
+  'feed lost',
+  'online',
+]);
 export type FleetSimulatorStatus = z.infer<typeof FleetSimulatorStatus>;
 
 /**

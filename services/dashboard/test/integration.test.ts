@@ -3,7 +3,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type RunningBroker, startBroker } from '@outpost/broker';
-import { FleetState } from '@outpost/contracts';
+import { type FleetSimulator, FleetState } from '@outpost/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWs, waitFor } from './helpers.js';
 
@@ -64,7 +64,7 @@ beforeAll(async () => {
     MQTT_URL: broker.url,
     PORT: String(port),
     HOST: '127.0.0.1',
-    EXPECTED_SIMULATORS: 'sim-a,sim-b,sim-never',
+    EXPECTED_SIMULATORS: 'sim-a,sim-b,sim-never,sim-idle',
   });
   dashboardUrl = `http://127.0.0.1:${port}`;
   const end = Date.now() + 10_000;
@@ -107,6 +107,14 @@ beforeAll(async () => {
     const line = `${JSON.stringify({ lat, lon: -122.31, alt_ft: 1200, speed_kts: 90, heading: 180 })}\n`;
     feeds.push(setInterval(() => feed.send(line, listenPort, '127.0.0.1'), 500));
   }
+  // The stack's default simulator: connected to the bus, never started, so it sends no heartbeat.
+  run(SIMULATOR_MAIN, {
+    MQTT_URL: broker.url,
+    SERVICE_ID: 'sim-idle',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PASSWORD: 'integration-secret',
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -133,8 +141,12 @@ describe('fleet dashboard with real processes', () => {
       10_000,
       'both simulators online and reachable',
     );
-    expect(state.simulators.map((s) => s.id)).toEqual(['sim-a', 'sim-b', 'sim-never']);
-    expect(state.simulators.find(isSim('sim-never'))).toMatchObject({ online: false, available: false });
+    expect(state.simulators.map((s) => s.id)).toEqual(['sim-a', 'sim-b', 'sim-never', 'sim-idle']);
+    expect(state.simulators.find(isSim('sim-never'))).toMatchObject({
+      online: false,
+      available: false,
+      status: 'offline',
+    });
     expect(state.simulators.find(isSim('sim-b'))).toMatchObject({
       mode: 'rebroadcaster',
       running: true,
@@ -197,6 +209,27 @@ describe('fleet dashboard with real processes', () => {
     ws.close();
   }, 20_000);
 
+  it('an idle simulator that is not rebroadcasting shows "no heartbeat (not rebroadcasting)", not offline', async () => {
+    const end = Date.now() + 10_000;
+    let idle: FleetSimulator | undefined;
+    while (!idle?.available && Date.now() < end) {
+      if (idle) await new Promise((r) => setTimeout(r, 100));
+      const body = FleetState.parse(await (await fetch(`${dashboardUrl}/api/status`)).json());
+      idle = body.simulators.find(isSim('sim-idle'));
+    }
+    expect(idle).toMatchObject({
+      status: 'no heartbeat (not rebroadcasting)',
+      available: true,
+      online: false,
+      last_heartbeat_age_seconds: null,
+    });
+    // The same word on the live stream.
+    const { ws, next } = await openWs(`${dashboardUrl.replace('http', 'ws')}/ws`);
+    const live = FleetState.parse(await next()).simulators.find(isSim('sim-idle'));
+    expect(live?.status).toBe('no heartbeat (not rebroadcasting)');
+    ws.close();
+  }, 15_000);
+
   it('the dashboard process refuses every mutating method on every path', async () => {
     for (const path of ['/api/status', '/ws', '/', '/health', '/api/openapi.json', '/api/anything']) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
@@ -205,6 +238,6 @@ describe('fleet dashboard with real processes', () => {
       }
     }
     const status = FleetState.parse(await (await fetch(`${dashboardUrl}/api/status`)).json());
-    expect(status.simulators).toHaveLength(3);
+    expect(status.simulators).toHaveLength(4);
   });
 });

@@ -65,6 +65,14 @@ export async function startRelayNode(o: StartOptions) {
       ],
     }));
   const epoEnabled = config.hardwareSafety || io.kind === 'mock';
+  // Mock hardware is what every host that is not a Pi gets: the endpoints that press its EPO contact
+  // need DEV_MODE=true on top.
+  const devMode = config.devMode && io.kind === 'mock';
+  if (devMode) {
+    log.warn({}, 'DEV_MODE=true: development endpoints at /api/dev/* drive the mock hardware; not for a site');
+  } else if (config.devMode) {
+    log.warn({ io: io.kind }, 'DEV_MODE=true ignored: development endpoints need mock hardware');
+  }
   if (io.mock) io.mock.setInput(config.epoPin, config.epoActiveLow ? 1 : 0); // contact released
   const driver = await RelayDriver.open({
     io: io.io,
@@ -131,7 +139,7 @@ export async function startRelayNode(o: StartOptions) {
       clean: true, // never receive desired states queued while the node was away
       waitForConnect: false,
     });
-    const mock = io.mock;
+    const mock = devMode ? io.mock : undefined;
     await attachBus(
       bus,
       core,
@@ -162,18 +170,20 @@ export async function startRelayNode(o: StartOptions) {
     admin,
     wifi,
     mock: io.kind === 'mock',
-    dev: io.mock
-      ? {
-          node: core,
-          io: io.mock,
-          relayPin: config.relayPin,
-          relayActiveLow: config.relayActiveLow,
-          epoPin: config.epoPin,
-          epoActiveLow: config.epoActiveLow,
-          hardwareSafety: config.hardwareSafety,
-          powerCalls: () => (power instanceof RecordingPower ? [...power.calls] : []),
-        }
-      : null,
+    metricsAuth: config.metricsAuth,
+    dev:
+      io.mock && devMode
+        ? {
+            node: core,
+            io: io.mock,
+            relayPin: config.relayPin,
+            relayActiveLow: config.relayActiveLow,
+            epoPin: config.epoPin,
+            epoActiveLow: config.epoActiveLow,
+            hardwareSafety: config.hardwareSafety,
+            powerCalls: () => (power instanceof RecordingPower ? [...power.calls] : []),
+          }
+        : null,
     brokerState: () => (bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used'),
   });
   countDesiredStates(core, app.metrics.registry);

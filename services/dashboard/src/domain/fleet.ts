@@ -173,7 +173,11 @@ export class FleetTracker {
     }
     if (e.posAtMs !== null && nowMs - e.posAtMs < POSITION_FRESH_MS)
       return { status: 'online', receivingInput: null };
-    return { status: e.available === true ? 'idle' : 'offline', receivingInput: null };
+    // Up but silent: only a rebroadcaster sends heartbeats, so this is not a dead process.
+    return {
+      status: e.available === true ? 'no heartbeat (not rebroadcasting)' : 'offline',
+      receivingInput: null,
+    };
   }
 
   private entryJson(e: Entry, nowMs: number): string {

@@ -11,7 +11,15 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
     render: (s) => {
       const word = s.status ?? (s.online ? 'online' : 'offline');
       return (
-        <span class={word === 'online' ? 'good' : word === 'idle' || word === 'stopped' ? 'muted' : 'bad'}>
+        <span
+          class={
+            word === 'online'
+              ? 'good'
+              : word === 'no heartbeat (not rebroadcasting)' || word === 'stopped'
+                ? 'muted'
+                : 'bad'
+          }
+        >
           {word}
         </span>
       );

@@ -16,7 +16,7 @@ export interface FleetSimulator {
   last_heartbeat_age_seconds: number | null;
   last_position_age_seconds: number | null;
   last_input_age_seconds: number | null;
-  /** offline, idle, stopped, no input, feed lost or online. */
+  /** offline, no heartbeat (not rebroadcasting), stopped, no input, feed lost or online. */
   status: string;
   receiving_input: boolean | null;
   simulator_ip: string | null;
