@@ -51,7 +51,7 @@ export const TOPICS = {
   simulatorPosition: spec('simulator/{id}/position', SimulatorPosition, { qos: 0 }),
   simulatorRunning: spec('simulator/{id}/running', SimulatorRunning, { retain: true }),
   simulatorHeartbeat: spec('simulator/{id}/heartbeat', SimulatorHeartbeat, { qos: 0 }),
-  dashboardFleet: spec('dashboard/{id}/fleet', FleetState, { retain: true, qos: 0 }),
+  dashboardFleet: spec('dashboard/{id}/fleet', FleetState, { retain: false, qos: 0 }),
   haDiscovery: spec('homeassistant/device/{id}/config', HaDiscovery, { retain: true, prefixed: false }),
   haStatus: spec('homeassistant/status', Availability, { prefixed: false, raw: true }),
 } as const;

@@ -57,7 +57,7 @@ export const dashboardEnvSchema = z.object({
     .max(400)
     .regex(/^[^:]+:.+$/, 'expected user:password')
     .optional(),
-  /** Publish the retained snapshot on dashboard/<id>/fleet; false for a broker account with viewer rights only. */
+  /** Publish the snapshot on dashboard/<id>/fleet (not retained); false for a broker account with viewer rights only. */
   DASHBOARD_PUBLISH: envBool(true),
   DASHBOARD_MAX_SIMULATORS: z.coerce.number().int().min(1).max(100_000).default(10_000),
   DASHBOARD_MAX_WS_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(1000),

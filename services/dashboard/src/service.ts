@@ -122,6 +122,21 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
   let lastSendAt: number | null = null;
   let sendTimer: ReturnType<Clock['setTimeout']> | null = null;
 
+  if (config.publish) {
+    // Not retained: a retained copy would hand every new subscriber (an MQTT explorer browsing `#`)
+    // the whole 1.6 MB snapshot at 5,000 simulators, and the broker would rewrite it every second.
+    // An empty retained message removes the copy an earlier version left on the broker.
+    const clearRetained = () => {
+      bus
+        .publishRaw(fleetTopic, Buffer.alloc(0), { qos: 1, retain: true })
+        .catch((err: unknown) =>
+          log.warn({ err: (err as Error).message }, 'clearing the retained fleet failed'),
+        );
+    };
+    bus.onConnect(clearRetained);
+    if (bus.connected) clearRetained();
+  }
+
   const publishLater = (bytes: Buffer) => {
     if (!config.publish || publishing) return;
     // Half a period later, so the 1.6 MB (at 5,000 simulators) MQTT copy does not compete with the
@@ -134,7 +149,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
         return;
       }
       bus
-        .publishRaw(fleetTopic, bytes, { qos: 0, retain: true })
+        .publishRaw(fleetTopic, bytes, { qos: 0, retain: false })
         .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'fleet publish failed'))
         .finally(() => {
           publishing = false;

@@ -209,14 +209,61 @@ describe('/ws', () => {
     c.ws.close();
   });
 
-  it('the retained fleet snapshot is published on dashboard/<id>/fleet', async () => {
-    clock.advance(1000);
-    const sub = await mqtt.connectAsync(broker.url, { clientId: 'test-fleet-reader' });
-    const got = new Promise<string>((resolve) => sub.on('message', (_t, p) => resolve(String(p))));
-    await sub.subscribeAsync('outpost/dashboard/main/fleet');
-    const msg = FleetState.parse(JSON.parse(await got));
-    expect(msg.simulators.map((s) => s.id)).toEqual(['alpha', 'bravo']);
-    await sub.endAsync();
+  it('live subscribers get the fleet snapshot on dashboard/<id>/fleet; it is not retained', async () => {
+    const live = await mqtt.connectAsync(broker.url, { clientId: 'test-fleet-live' });
+    const got: { payload: string; retain: boolean }[] = [];
+    live.on('message', (_t, p, packet) => got.push({ payload: String(p), retain: packet.retain }));
+    await live.subscribeAsync('outpost/dashboard/main/fleet');
+    for (let i = 0; i < 3 && got.length === 0; i++) {
+      clock.advance(1000);
+      await waitFor(() => got.length > 0, 1000, 'a fleet snapshot').catch(() => undefined);
+    }
+    const first = got[0]!;
+    expect(first.retain).toBe(false);
+    expect(FleetState.parse(JSON.parse(first.payload)).simulators.map((s) => s.id)).toEqual([
+      'alpha',
+      'bravo',
+    ]);
+
+    // A new subscriber (an MQTT explorer opening `#`) is not handed the snapshot by the broker.
+    const late = await mqtt.connectAsync(broker.url, { clientId: 'test-fleet-late' });
+    const lateGot: string[] = [];
+    late.on('message', (t) => lateGot.push(t));
+    await late.subscribeAsync(['outpost/dashboard/#', '#']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(lateGot.filter((t) => t.endsWith('/fleet'))).toEqual([]);
+    await late.endAsync();
+    await live.endAsync();
+  });
+
+  it('removes a retained snapshot an earlier version left on the broker', async () => {
+    const topic = 'outpost/dashboard/upgraded/fleet';
+    await pub.publishAsync(topic, JSON.stringify({ type: 'fleet_state', stale: 'x'.repeat(10_000) }), {
+      qos: 1,
+      retain: true,
+    });
+    const retainedNow = async () => {
+      const c = await mqtt.connectAsync(broker.url, { clientId: `test-retained-${Date.now()}` });
+      const seen: number[] = [];
+      c.on('message', (_t, p) => seen.push(p.length));
+      await c.subscribeAsync(topic);
+      await new Promise((r) => setTimeout(r, 200));
+      await c.endAsync();
+      return seen;
+    };
+    expect(await retainedNow()).toHaveLength(1);
+    const upgraded = await startDashboard(testConfig({ mqttUrl: broker.url, serviceId: 'upgraded' }), {
+      logger: silentLogger,
+      clock,
+    });
+    try {
+      await waitFor(() => upgraded.bus.connected, 5000, 'dashboard connected');
+      clock.advance(2000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await retainedNow()).toEqual([]);
+    } finally {
+      await upgraded.close();
+    }
   });
 });
 
