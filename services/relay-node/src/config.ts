@@ -1,4 +1,11 @@
-import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
+import {
+  baseEnvShape,
+  envBool,
+  envPort,
+  type MetricsAuth,
+  metricsAuthFromEnv,
+  parseConfig,
+} from '@outpost/runtime';
 import { z } from 'zod';
 import { GPIO_MODES, type GpioMode } from './hardware/io-factory.js';
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
@@ -32,6 +39,8 @@ export const RelaynodeEnv = z.object({
   RELAYNODE_API_SECRET: z.string().min(1),
   FAILSAFE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   MOCK_HAT_MODE: envBool(false),
+  /** The mock-hardware endpoints /api/dev/* (with mock hardware only): never on by itself. */
+  DEV_MODE: envBool(false),
   NOTIFIER_URLS: notifierUrls,
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: envPort(8001),
@@ -54,6 +63,10 @@ export interface RelaynodeConfig {
   apiSecret: string;
   failsafeTimeoutSeconds: number;
   mockHat: boolean;
+  /** DEV_MODE: development endpoints, honoured with mock hardware only. */
+  devMode: boolean;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH (null: /metrics is open). */
+  metricsAuth: MetricsAuth | null;
   gpioMode: GpioMode;
   notifierUrls: string[];
   host: string;
@@ -87,6 +100,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfi
     apiSecret: e.RELAYNODE_API_SECRET,
     failsafeTimeoutSeconds: e.FAILSAFE_TIMEOUT_SECONDS,
     mockHat: e.MOCK_HAT_MODE || e.GPIO_MODE === 'mock',
+    devMode: e.DEV_MODE,
+    metricsAuth: metricsAuthFromEnv(e),
     gpioMode: e.GPIO_MODE,
     notifierUrls: e.NOTIFIER_URLS,
     host: e.HOST,

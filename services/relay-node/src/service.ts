@@ -69,7 +69,7 @@ export async function startRelayNode(o: StartOptions) {
   // need DEV_MODE=true on top.
   const devMode = config.devMode && io.kind === 'mock';
   if (devMode) {
-    log.warn({}, 'DEV_MODE=true: development endpoints at /api/dev/* drive the mock hardware; not for a site');
+    log.warn({}, 'DEV_MODE=true: development endpoints at /api/dev/* drive the mock hardware');
   } else if (config.devMode) {
     log.warn({ io: io.kind }, 'DEV_MODE=true ignored: development endpoints need mock hardware');
   }

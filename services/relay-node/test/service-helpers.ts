@@ -11,7 +11,7 @@ import { gpioNumber } from '../src/hardware/pins.js';
 import { MockIO } from '../src/hardware/mock-io.js';
 import type { IOPlugin } from '../src/hardware/relay-driver.js';
 import { startRelayNode } from '../src/service.js';
-import { RecordingPower } from '../src/system/power.js';
+import { type PowerControl, RecordingPower } from '../src/system/power.js';
 
 export const SECRET = 'test-secret-0123456789';
 
@@ -20,6 +20,9 @@ export function testConfig(over: Partial<RelaynodeConfig> = {}): RelaynodeConfig
     apiSecret: SECRET,
     failsafeTimeoutSeconds: 30,
     mockHat: true,
+    // The suites press the mock EPO through /api/dev/* (DEV_MODE=true in a real start).
+    devMode: true,
+    metricsAuth: null,
     gpioMode: 'mock',
     notifierUrls: [],
     host: '127.0.0.1',
@@ -108,6 +111,8 @@ export async function startTestNode(
     /** Defaults to a silent logger. */
     logger?: Logger;
     systemBusAddress?: string;
+    /** Reboot and power-off; by default a recorder, as mock hardware never touches the host. */
+    power?: PowerControl;
   } = {},
 ) {
   const backend = opts.backend ?? 'mock';
@@ -129,6 +134,7 @@ export async function startTestNode(
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.baseUrls ? { baseUrls: opts.baseUrls } : {}),
     ...(opts.systemBusAddress ? { systemBusAddress: opts.systemBusAddress } : {}),
+    ...(opts.power ? { power: opts.power } : {}),
   });
   const url = running.server!.url;
   const api = async (method: string, path: string, body?: unknown, key: string | null = SECRET) => {

@@ -1,12 +1,12 @@
 import { freemem, loadavg, totalmem, uptime } from 'node:os';
 import { createRoute } from '@hono/zod-openapi';
-import { createApp, type Logger, type OutpostApp } from '@outpost/runtime';
+import { createApp, type Logger, type MetricsAuth, type OutpostApp } from '@outpost/runtime';
 import { z } from 'zod';
 import type { NodeAdmin } from '../admin.js';
 import type { RelayNode } from '../domain/relay-node.js';
 import type { NetworkManagerWifi } from '../system/wifi.js';
 import { mountAdminRoutes } from './admin-routes.js';
-import { apiKeyAuth } from './auth.js';
+import { apiKeyAuth, hasApiKey } from './auth.js';
 import { type DevContext, mountDevRoutes } from './dev-routes.js';
 import { registerNodeMetrics } from './metrics.js';
 import { authErrors, json, security } from './openapi.js';
@@ -21,11 +21,14 @@ export interface GatewayOptions {
   admin: NodeAdmin;
   wifi: NetworkManagerWifi | null;
   mock: boolean;
+  /** Mock hardware and DEV_MODE=true: /api/dev/*. */
   dev: DevContext | null;
+  metricsAuth?: MetricsAuth | null;
   brokerState: () => 'connected' | 'disconnected' | 'not_used';
 }
 
 export function buildGateway(o: GatewayOptions): OutpostApp {
+  const keyOk = hasApiKey(o.apiSecret);
   const app = createApp({
     service: 'relaynode',
     version: o.version,
@@ -37,6 +40,9 @@ export function buildGateway(o: GatewayOptions): OutpostApp {
       relay_on: o.node.isRelayOn,
       failsafe_triggered: o.node.failsafeStatus().failsafe_triggered,
     }),
+    // Relay and failsafe state tell a passer-by when the generator can be started: key holders only.
+    healthDetail: (c) => keyOk(c.req.header('x-api-key')),
+    metricsAuth: o.metricsAuth ?? null,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',

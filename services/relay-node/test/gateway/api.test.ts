@@ -39,10 +39,8 @@ describe('relay node REST API', () => {
         body: { detail: 'Invalid API key' },
       });
     }
-    expect((await n.api('GET', '/health', undefined, null)).body).toMatchObject({
-      status: 'healthy',
-      broker: 'not_used',
-    });
+    expect((await n.api('GET', '/health', undefined, null)).body).toEqual({ status: 'healthy' });
+    expect((await n.api('GET', '/health')).body).toMatchObject({ status: 'healthy', broker: 'not_used' });
     expect((await n.api('GET', '/api/health')).body).toMatchObject({
       status: 'healthy',
       relay: { relay_on: false },

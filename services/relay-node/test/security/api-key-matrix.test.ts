@@ -170,4 +170,19 @@ describe('relay node X-API-Key matrix (routes from the OpenAPI document)', () =>
       }
     }
   });
+
+  it('GET /health without the right key says only that the node is up: no relay, failsafe or version', async () => {
+    for (const v of INVALID) {
+      expect((await call({ method: 'GET', path: '/health' }, v.headers)).body, v.name).toEqual({
+        status: 'healthy',
+      });
+    }
+    const full = (await call({ method: 'GET', path: '/health' }, { 'x-api-key': SECRET })).body;
+    expect(full).toMatchObject({
+      status: 'healthy',
+      service: 'relaynode',
+      relay_on: false,
+      failsafe_triggered: expect.any(Boolean),
+    });
+  });
 });
