@@ -32,6 +32,14 @@ export const UnixSeconds = z.number().int().nonnegative().max(32503680000);
 /** Unix time in milliseconds. */
 export const UnixMillis = z.number().int().nonnegative().max(32503680000000);
 
+/**
+ * `updated_at` in every MQTT payload: Unix time in whole seconds, the unit of the specs' other
+ * timestamps (start_time, last_heartbeat). A millisecond value is refused, so a publisher in the
+ * wrong unit fails its own publish. Millisecond fields are others: `timestamp_ms`, a lease's
+ * `issued_at`/`expires_at`.
+ */
+export const UpdatedAt = UnixSeconds;
+
 export const boundedString = (max: number) => z.string().max(max);
 
 /** Request/response over MQTT: `<svc>/<id>/request/<verb>` → `.../response/<verb>`. */

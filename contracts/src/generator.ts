@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TopicId, UnixSeconds } from './common.js';
+import { TopicId, UnixSeconds, UpdatedAt } from './common.js';
 import {
   BootArmingPolicy,
   ExpectedLoad,
@@ -48,7 +48,7 @@ export const GeneratorState = z.object({
   cooldown_remaining_seconds: z.number().int().nonnegative().optional(),
   bms_signal_active: z.boolean().optional(),
   scheduled_stop_at: UnixSeconds.nullable().optional(),
-  updated_at: UnixSeconds.optional(),
+  updated_at: UpdatedAt.optional(),
 });
 export type GeneratorState = z.infer<typeof GeneratorState>;
 

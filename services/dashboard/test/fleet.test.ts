@@ -193,7 +193,7 @@ describe('fleet_state snapshot', () => {
       epoch: 'e',
       last_heartbeat: 1_790_000_000,
       timeout_seconds: 30,
-      updated_at: T0,
+      updated_at: Math.floor(T0 / 1000),
     });
     const snap = buildSnapshot(f, sites, T0 + 400);
     const parsed = FleetState.parse(JSON.parse(snap.text));

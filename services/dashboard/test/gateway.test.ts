@@ -102,7 +102,7 @@ describe('GET /api/status', () => {
         epoch: 'ep',
         last_heartbeat: 1_790_000_000,
         timeout_seconds: 30,
-        updated_at: clock.now(),
+        updated_at: Math.floor(clock.now() / 1000),
       }),
       { qos: 1, retain: true },
     );

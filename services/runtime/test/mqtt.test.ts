@@ -165,7 +165,7 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client across a broker restart', 
       epoch: 'e1',
       last_heartbeat: null,
       timeout_seconds: 30,
-      updated_at: Date.now(),
+      updated_at: Math.floor(Date.now() / 1000),
     };
     // Nothing was queued: the refused ON never reaches the broker after reconnect.
     const leaks: string[] = [];

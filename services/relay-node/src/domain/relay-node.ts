@@ -224,7 +224,7 @@ export class RelayNode {
       epoch: this.order.appliedEpoch,
       last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
       timeout_seconds: s.timeoutSeconds,
-      updated_at: this.opts.clock.now(),
+      updated_at: Math.floor(this.opts.clock.now() / 1000),
     };
   }
 

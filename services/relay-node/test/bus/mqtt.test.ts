@@ -13,6 +13,8 @@ async function until(check: () => boolean, ms = 2_000): Promise<void> {
 
 type State = {
   updated_at: number;
+  /** When this test received it: updated_at is in whole seconds, too coarse to tell states apart. */
+  received_at: number;
   relay_on: boolean;
   armed: boolean;
   applied_seq: number | null;
@@ -50,7 +52,7 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     await client.publishAsync('outpost/relaynode/main/desired', payload, { qos: 1 });
     const until = Date.now() + 3_000;
     for (;;) {
-      const s = states.slice(before).find((x) => x.updated_at >= t0);
+      const s = states.slice(before).find((x) => x.received_at >= t0);
       if (s) return s;
       if (Date.now() > until) throw new Error('no state published');
       await new Promise((r) => setTimeout(r, 5));
@@ -66,12 +68,15 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     await n.bus!.waitConnected(5_000);
     client = await mqtt.connectAsync(broker.url, { clientId: `t-${process.pid}` });
     client.on('message', (topic, payload) => {
-      if (topic.endsWith('/state')) states.push(JSON.parse(payload.toString()));
+      if (topic.endsWith('/state'))
+        states.push({ ...JSON.parse(payload.toString()), received_at: Date.now() });
       if (topic.includes('/response/')) responses.push(JSON.parse(payload.toString()));
     });
     await client.subscribeAsync(['outpost/relaynode/main/state', 'outpost/relaynode/main/response/+'], {
       qos: 1,
     });
+    // The retained state arrives after the subscription: wait for it, so no test takes it for its own.
+    await until(() => states.length > 0);
   }, 20_000);
 
   afterAll(async () => {
