@@ -1,6 +1,7 @@
 import {
   checkOutboundHost,
   createMqtt,
+  metricsAuthFromEnv,
   type OutpostMqtt,
   outboundPolicy,
   type RunningServer,
@@ -99,6 +100,7 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
     repo,
     apiSecret: config.NOTIFIER_API_SECRET,
     version: VERSION,
+    metricsAuth: metricsAuthFromEnv(config),
     health: async () => ({
       broker: bus.connected ? 'connected' : 'disconnected',
       database: (await database.ping()) ? 'connected' : 'disconnected',

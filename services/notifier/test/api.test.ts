@@ -42,8 +42,12 @@ describe('authentication', () => {
     expect(wrongAlg.status).toBe(401);
     expect((await fetch(`${notifier.url}/api/system-notifications`)).status).toBe(401);
     expect((await api.get('/api/notifications/channels')).status).toBe(200);
-    const health = await fetch(`${notifier.url}/health`);
-    expect(health.status).toBe(200);
+    const open = await fetch(`${notifier.url}/health`);
+    expect(open.status).toBe(200);
+    expect(await open.json()).toEqual({ status: 'healthy' });
+    const health = await fetch(`${notifier.url}/health`, {
+      headers: { authorization: `Bearer ${await token(NOTIFIER_API_SECRET)}` },
+    });
     expect(await health.json()).toMatchObject({
       status: 'healthy',
       service: 'notifier',

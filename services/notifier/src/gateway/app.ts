@@ -1,8 +1,8 @@
-import { createApp, type OutpostApp } from '@outpost/runtime';
+import { createApp, type MetricsAuth, type OutpostApp } from '@outpost/runtime';
 import type { Logger } from 'pino';
 import type { NotifierService } from '../domain/service.js';
 import type { NotifierRepo } from '../domain/types.js';
-import { requireServiceToken } from './auth.js';
+import { requireServiceToken, serviceTokenValid } from './auth.js';
 import { mountRoutes } from './routes.js';
 
 export interface GatewayOptions {
@@ -13,9 +13,12 @@ export interface GatewayOptions {
   apiSecret: string;
   health: () => Promise<Record<string, unknown>>;
   version: string;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH (null: /metrics is open). */
+  metricsAuth?: MetricsAuth | null;
 }
 
 export function createGateway(o: GatewayOptions): OutpostApp {
+  const tokenOk = serviceTokenValid(o.apiSecret);
   const app = createApp({
     service: 'notifier',
     version: o.version,
@@ -23,6 +26,8 @@ export function createGateway(o: GatewayOptions): OutpostApp {
     title: 'Outpost notifier',
     description: 'Notification channels, groups, per-event settings and delivery history.',
     health: o.health,
+    healthDetail: (c) => tokenOk(c.req.header('authorization')),
+    metricsAuth: o.metricsAuth ?? null,
   });
   if (o.apiSecret.length === 0) throw new Error('the notifier API needs NOTIFIER_API_SECRET');
   const auth = requireServiceToken(o.apiSecret);

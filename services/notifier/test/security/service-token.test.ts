@@ -132,6 +132,31 @@ describe('notifier service credential', () => {
     expect((await channels(notifier.url, await token())).status).toBe(200);
   });
 
+  it('/health shows broker and database state only to the service token; a user token or none gets {status}', async () => {
+    const health = (jwt?: string) =>
+      fetch(`${notifier.url}/health`, jwt ? { headers: { authorization: `Bearer ${jwt}` } } : {}).then(
+        (r) => r.json() as Promise<Record<string, unknown>>,
+      );
+    const userToken = await new SignJWT({ sub: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(CONTROLLER_JWT_SECRET));
+    const now = Math.floor(Date.now() / 1000);
+    for (const jwt of [
+      undefined,
+      userToken,
+      await token(NOTIFIER_API_SECRET, 'HS256', { iat: now - 600, exp: now - 60 }),
+    ])
+      expect(await health(jwt)).toEqual({ status: 'healthy' });
+    expect(await health(await token())).toMatchObject({
+      status: 'healthy',
+      service: 'notifier',
+      broker: 'connected',
+      database: 'connected',
+    });
+  });
+
   it('does not start without NOTIFIER_API_SECRET, so its API is never open', () => {
     const res = spawnSync(process.execPath, [notifierMain], {
       env: {
