@@ -1,3 +1,4 @@
+import './packet-memory.js';
 import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
 import type { Registry } from 'prom-client';
 import {

@@ -141,6 +141,8 @@ const SMALL_SERVER = {
   max_wal_size: '96MB',
   effective_cache_size: '64MB',
   max_worker_processes: '2',
+  // No subscriptions are ever made: without workers the logical replication launcher is not started.
+  max_logical_replication_workers: '0',
   max_parallel_workers: '0',
   max_parallel_workers_per_gather: '0',
   autovacuum_max_workers: '1',

@@ -324,7 +324,10 @@ async function main(): Promise<void> {
   const mqttCreds = (user: string) =>
     externalCreds ? {} : { MQTT_USERNAME: user, MQTT_PASSWORD: secrets.mqtt[user] ?? '' };
 
-  for (const s of selected) {
+  // Every service starts at once and waits for the broker or PostgreSQL on its own: on a Pi most of a
+  // service's start is loading its code, and loading them side by side takes the stack from the sum of
+  // those times to roughly the longest one.
+  const started = selected.map((s) => {
     const port = ports[s.name]!;
     const child = startChild(
       s.name,
@@ -341,17 +344,27 @@ async function main(): Promise<void> {
       root,
     );
     children.push(child);
-    try {
-      await waitForHealth(
+    return { s, port, child };
+  });
+  const failures = await Promise.all(
+    started.map(({ s, port, child }) =>
+      waitForHealth(
         `${scheme}://${loopback}:${port}/health`,
         deadline,
         () => child.proc.exitCode === null,
         tls.ca,
-      );
-    } catch (err) {
-      process.stderr.write(`outpost: ${s.name} ${(err as Error).message}\n`);
-      await shutdown(1);
-    }
+      ).then(
+        () => null,
+        (err: unknown) => `outpost: ${s.name} ${(err as Error).message}\n`,
+      ),
+    ),
+  );
+  const failed = failures.find((f) => f !== null);
+  if (failed) {
+    process.stderr.write(failed);
+    await shutdown(1);
+  }
+  for (const { s, port } of started) {
     const hint =
       s.name === 'controller'
         ? `  login: ${adminUsername} / ${passwordHint(sources.ADMIN_PASSWORD, createdAdminPassword ? secrets.ADMIN_PASSWORD : null, dataDir)}`

@@ -36,7 +36,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     connectionString: opts.databaseUrl,
     max: 5,
     connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 60_000,
+    // Each open connection is a PostgreSQL backend of ~18 MB; a burst's extra ones close soon after.
+    idleTimeoutMillis: 10_000,
     query_timeout: 30_000,
   });
   pool.on('error', () => {
