@@ -1,4 +1,5 @@
 import {
+  metricsAuthFromEnv,
   type Clock,
   createMqtt,
   DiscoveryPublisher,
@@ -175,6 +176,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
     },
     listDevices: () => listSerialDevices(opts.devices),
     airports: { lookup: airports.lookup, search: airports.search, list: airports.list },
+    metricsAuth: metricsAuthFromEnv(config),
     health: () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not configured',
       running: service.running,

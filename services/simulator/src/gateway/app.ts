@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { createNodeWebSocket } from '@hono/node-ws';
-import { type Clock, createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import {
+  type Clock,
+  createApp,
+  type Logger,
+  type MetricsAuth,
+  mountWebConsole,
+  type OutpostApp,
+} from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import type { SerialDevice } from '../io/serial-devices.js';
@@ -27,6 +34,8 @@ export interface GatewayOptions {
   listDevices: () => Promise<SerialDevice[]>;
   airports: AirportDeps;
   health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH (null: /metrics is open). */
+  metricsAuth?: MetricsAuth | null;
 }
 
 export interface Gateway {
@@ -80,6 +89,9 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     logger,
     title: 'Outpost GPS position simulator',
     health: opts.health,
+    // The spec's open /health promises only `status`; the rest is for a signed-in session.
+    healthDetail: (c) => opts.auth.bypassAuth || sessions.touch(sessionToken(c)) !== null,
+    metricsAuth: opts.metricsAuth ?? null,
     guard,
   });
   const hub = new WsHub(logger.child({ component: 'ws' }));

@@ -62,7 +62,10 @@ describe('session cookie authentication', () => {
     expect(check.body).toEqual({ authenticated: false, username: null, bypass_auth: false });
     const health = await anon.get('/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'healthy', running: false });
+    expect(health.body).toEqual({ status: 'healthy' });
+    const operator = new Api(s.url);
+    expect((await operator.login()).status).toBe(200);
+    expect((await operator.get('/health')).body).toMatchObject({ status: 'healthy', running: false });
   });
 
   it('a forged cookie is not a session; logout ends a real one', async () => {

@@ -257,6 +257,16 @@ describe('simulator auth matrix (routes from the OpenAPI document)', () => {
     }
   });
 
+  it('/health: {status} only for every invalid session (the spec promises that field), the detail with a valid one', async () => {
+    for (const v of invalidVariants()) {
+      expect((await call({ method: 'GET', path: '/health' }, await v.headers())).body, v.name).toEqual({
+        status: 'healthy',
+      });
+    }
+    const full = (await call({ method: 'GET', path: '/health' }, { cookie: await session() })).body;
+    expect(full).toMatchObject({ status: 'healthy', service: 'simulator', running: false });
+  });
+
   it('the /ws upgrade: 401 for every invalid session, open for a valid one', async () => {
     for (const v of invalidVariants()) {
       expect(await upgradeStatus(await v.headers()), v.name).toBe(401);
