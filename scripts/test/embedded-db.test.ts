@@ -3,32 +3,15 @@ import pg from 'pg';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { stopOrphanServer } from '../src/embedded-db.js';
-import {
-  freePort,
-  type Launched,
-  launch,
-  root,
-  signalGroup,
-  until,
-  freePorts,
-  portEnv,
-} from './helpers/processes.js';
+import { describe, expect, it } from 'vitest';
+import { freePort, launch, root, signalGroup, until, freePorts, portEnv } from './helpers/processes.js';
+import { scratchStacks } from './helpers/scratch.js';
 
 /**
  * No DATABASE_URL: the launcher runs one real PostgreSQL under DATA_DIR/postgres, the services log in
  * with roles of their own, and the run history survives restarts, a killed launcher and all.
  */
-const dirs: string[] = [];
-const running: Launched[] = [];
-afterAll(async () => {
-  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) {
-    await stopOrphanServer(d);
-    rmSync(d, { recursive: true, force: true });
-  }
-}, 60_000);
+const { dirs, running } = scratchStacks(60_000);
 
 const ADMIN_PASSWORD = 'correct-horse-battery';
 

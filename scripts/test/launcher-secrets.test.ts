@@ -1,28 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopOrphanServer } from '../src/embedded-db.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type Launched,
-  launch,
-  launcherScript,
-  signalGroup,
-  freePorts,
-  portEnv,
-} from './helpers/processes.js';
+import { describe, expect, it } from 'vitest';
+import { launch, launcherScript, signalGroup, freePorts, portEnv } from './helpers/processes.js';
+import { scratchStacks } from './helpers/scratch.js';
 
 /** A user's own secrets, set in the environment, are the ones the services use. */
-const dirs: string[] = [];
-const running: Launched[] = [];
-afterAll(async () => {
-  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) {
-    await stopOrphanServer(d);
-    rmSync(d, { recursive: true, force: true });
-  }
-}, 30_000);
+const { dirs, running } = scratchStacks(30_000);
 
 const mine = {
   ADMIN_PASSWORD: 'correct-horse-battery',

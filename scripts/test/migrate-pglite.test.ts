@@ -1,35 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
-import { afterAll, describe, expect, it } from 'vitest';
-import { stopOrphanServer } from '../src/embedded-db.js';
-import {
-  freePorts,
-  type Launched,
-  launch,
-  launcherScript,
-  portEnv,
-  root,
-  signalGroup,
-} from './helpers/processes.js';
+import { describe, expect, it } from 'vitest';
+import { freePorts, launch, launcherScript, portEnv, root, signalGroup } from './helpers/processes.js';
+import { scratchStacks } from './helpers/scratch.js';
 
 /**
  * A site upgrading from a version that kept each service's data in PGlite under DATA_DIR/<service>: the
  * launcher moves it into the embedded PostgreSQL before the services start, and the run history is there.
  */
-const dirs: string[] = [];
-const running: Launched[] = [];
-afterAll(async () => {
-  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) {
-    await stopOrphanServer(d);
-    rmSync(d, { recursive: true, force: true });
-  }
-}, 60_000);
+const { dirs, running } = scratchStacks(60_000);
 
 const ADMIN_PASSWORD = 'upgrade-admin-password';
 const HOUR = 3_600_000;

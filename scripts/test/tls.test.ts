@@ -6,15 +6,13 @@ import { join } from 'node:path';
 import { ConfigError } from '@outpost/runtime/config';
 import { createCa, issueServerCert } from '@outpost/runtime/pki';
 import mqtt from 'mqtt';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyJoin, makeJoinString } from '../src/join.js';
 import { decodeJoin } from '../src/join-string.js';
-import { stopOrphanServer } from '../src/embedded-db.js';
 import { setupTls, TlsError, tlsMode } from '../src/tls.js';
 import {
   freePorts,
   joinScript,
-  type Launched,
   launch,
   launcherScript,
   portEnv,
@@ -22,16 +20,9 @@ import {
   signalGroup,
   until,
 } from './helpers/processes.js';
+import { scratchStacks } from './helpers/scratch.js';
 
-const dirs: string[] = [];
-const running: Launched[] = [];
-afterAll(async () => {
-  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) {
-    await stopOrphanServer(d);
-    rmSync(d, { recursive: true, force: true });
-  }
-}, 30_000);
+const { dirs, running } = scratchStacks(30_000);
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), 'outpost-tls-'));
   dirs.push(d);
