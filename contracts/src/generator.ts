@@ -73,6 +73,13 @@ export const StartResponse = z.object({
   trigger: Trigger,
   scheduled_stop_at: UnixSeconds.nullable(),
   message: z.string(),
+  /**
+   * true: the MQTT broker took the relay ON command. false: the broker was unreachable (or refused
+   * it); the start is recorded and the ON goes over the relay node REST API (RELAYNODE_URL) or with
+   * the first heartbeat after the broker reconnects, only within the start's lease; `message` says
+   * which.
+   */
+  relay_confirmed: z.boolean(),
 });
 
 export const StopRequest = z

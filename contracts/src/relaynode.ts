@@ -63,6 +63,18 @@ export const HeartbeatRequest = z
   });
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 
+/**
+ * What a sender needs of the reply to POST /api/heartbeat (the node adds its failsafe status): whether
+ * the node applied it as a lease (`fresh`) or obeyed only its OFF and disarm (the others, with `reason`).
+ */
+export const HeartbeatAck = z.object({
+  verdict: z.enum(['fresh', 'stale', 'expired', 'unleased']),
+  reason: z.string().nullable(),
+  relay_on: z.boolean(),
+  armed: z.boolean(),
+});
+export type HeartbeatAck = z.infer<typeof HeartbeatAck>;
+
 /** GET /api/failsafe — the spec's failsafe status object. */
 export const FailsafeStatus = z.object({
   running: z.boolean(),

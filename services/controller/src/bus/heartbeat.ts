@@ -18,9 +18,14 @@ export interface HeartbeatOptions {
   intent?: () => { armed: boolean; relay_on: boolean };
   /** Runs once per interval just before the periodic heartbeat (the connection rule's tick). */
   onTick?: () => void;
-  /** The ON lease ran out without a delivered renewal: the node's failsafe has dropped the relay. */
-  onLeaseLost?: () => void;
+  /**
+   * The ON lease ran out: 'expired', without a delivered renewal (the node's failsafe has dropped the
+   * relay); 'undelivered', before any of the run's ON reached the node (a start while the broker was down).
+   */
+  onLeaseLost?: (why: LeaseLoss) => void;
 }
+
+export type LeaseLoss = 'expired' | 'undelivered';
 
 /** How many recent heartbeats keep their issue time, to date what the node reports it applied. */
 const ISSUED_KEPT = 64;
@@ -33,6 +38,10 @@ const ISSUED_KEPT = 64;
  * cut off from the broker), the node's failsafe has dropped the relay: the run is over (comm_loss), so
  * ON is never re-sent from that run's intent, whichever of the lease timer or a late heartbeat comes
  * first. A node that reconnects after its failsafe therefore hears OFF, never a fresh ON.
+ *
+ * A start whose ON cannot be delivered (broker down) has a lease too, counted from the first heartbeat
+ * that asked for it: if none of its ON reaches the node by then, the run is over the same way, so a
+ * broker that comes back later never brings a stale start's ON.
  */
 export class HeartbeatPublisher implements RelayPort {
   readonly epoch = randomBytes(8).toString('hex');
@@ -50,6 +59,9 @@ export class HeartbeatPublisher implements RelayPort {
   /** issued_at of the newest heartbeat of the current ON lease the node reported applied. */
   private lastAppliedAt: number | null = null;
   private appliedTimer: unknown = null;
+  /** issued_at of the first heartbeat of the current ON intent while none of it was delivered. */
+  private pendingOnAt: number | null = null;
+  private pendingTimer: unknown = null;
 
   private intent: () => { armed: boolean; relay_on: boolean };
 
@@ -62,7 +74,7 @@ export class HeartbeatPublisher implements RelayPort {
     this.intent = fn;
   }
 
-  setHooks(hooks: { onTick?: () => void; onLeaseLost?: () => void }): void {
+  setHooks(hooks: { onTick?: () => void; onLeaseLost?: (why: LeaseLoss) => void }): void {
     if (hooks.onTick) this.opts.onTick = hooks.onTick;
     if (hooks.onLeaseLost) this.opts.onLeaseLost = hooks.onLeaseLost;
   }
@@ -85,6 +97,12 @@ export class HeartbeatPublisher implements RelayPort {
     this.leaseTimer = null;
     if (this.appliedTimer !== null) this.opts.clock.clearTimeout(this.appliedTimer);
     this.appliedTimer = null;
+    this.clearPending();
+  }
+
+  /** True once something ends a run whose lease is lost (the relay node link is attached). */
+  get watchesLease(): boolean {
+    return this.opts.onLeaseLost !== undefined;
   }
 
   /**
@@ -103,7 +121,7 @@ export class HeartbeatPublisher implements RelayPort {
       () => {
         this.appliedTimer = null;
         if (this.onSince === null || this.lastAppliedAt !== issued) return;
-        if (this.intent().relay_on) this.markLeaseLost();
+        if (this.intent().relay_on) this.markLeaseLost('expired');
       },
       issued + this.leaseMs - clock.now() + 1,
     );
@@ -136,38 +154,95 @@ export class HeartbeatPublisher implements RelayPort {
 
   /** Publishes the current intent now; throws when the broker is unreachable. */
   async beat(): Promise<void> {
-    const { sink, clock, intervalSeconds } = this.opts;
+    const { sink } = this.opts;
+    const payload = this.next();
+    if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
+    this.remember(payload);
+    await sink.publish(payload);
+    this.delivered(payload);
+  }
+
+  /**
+   * Sends the current intent once over another path (the relay node REST API while the broker is
+   * down). `sink.publish` must resolve only once the node applied it as a lease, and throw otherwise.
+   */
+  async beatOver(sink: DesiredSink): Promise<void> {
+    const payload = this.next();
+    this.remember(payload);
+    await sink.publish(payload);
+    this.delivered(payload);
+    this.applied(this.epoch, payload.seq);
+  }
+
+  /** The next heartbeat of the current intent; ON only while its lease holds. */
+  private next(): relaynode.DesiredState {
+    const { clock, intervalSeconds } = this.opts;
     const intent = this.intent();
     const issued = clock.now();
     if (!intent.relay_on) {
       this.onSince = null;
       this.leaseLost = false;
       this.lastAppliedAt = null;
-    } else if (
-      this.onSince !== null &&
-      ((this.lastDeliveredAt !== null && issued > this.lastDeliveredAt + this.leaseMs) ||
-        (this.lastAppliedAt !== null && issued > this.lastAppliedAt + this.leaseMs))
-    ) {
-      this.markLeaseLost();
+      this.clearPending();
+    } else if (this.onSince !== null) {
+      if (
+        (this.lastDeliveredAt !== null && issued > this.lastDeliveredAt + this.leaseMs) ||
+        (this.lastAppliedAt !== null && issued > this.lastAppliedAt + this.leaseMs)
+      ) {
+        this.markLeaseLost('expired');
+      }
+    } else if (!this.leaseLost) {
+      if (this.pendingOnAt === null) this.armPending(issued);
+      else if (issued > this.pendingOnAt + this.leaseMs) this.markLeaseLost('undelivered');
     }
-    const relayOn = intent.relay_on && !this.leaseLost;
-    const payload: relaynode.DesiredState = {
+    return {
       epoch: this.epoch,
       seq: ++this.seq,
       issued_at: issued,
       expires_at: issued + this.leaseMs,
       heartbeat_interval: intervalSeconds,
       armed: intent.armed,
-      relay_on: relayOn,
+      relay_on: intent.relay_on && !this.leaseLost,
     };
-    if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
-    this.issuedAt.set(payload.seq, issued);
+  }
+
+  private remember(payload: relaynode.DesiredState): void {
+    this.issuedAt.set(payload.seq, payload.issued_at);
     if (this.issuedAt.size > ISSUED_KEPT) this.issuedAt.delete(this.issuedAt.keys().next().value!);
-    await sink.publish(payload);
-    this.last = payload;
-    if (this.lastDeliveredAt === null || issued > this.lastDeliveredAt) this.lastDeliveredAt = issued;
-    if (relayOn && this.onSince === null) this.onSince = payload.seq;
-    if (relayOn) this.armLeaseTimer(issued);
+  }
+
+  /** A heartbeat reached the broker or the node; a late one (REST) never rolls the lease back. */
+  private delivered(payload: relaynode.DesiredState): void {
+    const issued = payload.issued_at;
+    const newest = this.lastDeliveredAt === null || issued >= this.lastDeliveredAt;
+    if (this.last === null || payload.seq > this.last.seq) this.last = payload;
+    if (newest) this.lastDeliveredAt = issued;
+    // An ON that lands after the intent turned OFF starts no lease: the OFF follows it.
+    if (!payload.relay_on || !this.intent().relay_on || this.leaseLost) return;
+    this.clearPending();
+    if (this.onSince === null) this.onSince = payload.seq;
+    if (newest) this.armLeaseTimer(issued);
+  }
+
+  /** Ends an ON intent that nothing delivered within one lease of its first heartbeat. */
+  private armPending(since: number): void {
+    const { clock } = this.opts;
+    this.clearPending();
+    this.pendingOnAt = since;
+    this.pendingTimer = clock.setTimeout(
+      () => {
+        this.pendingTimer = null;
+        if (this.pendingOnAt !== since || this.onSince !== null) return;
+        if (this.intent().relay_on) this.markLeaseLost('undelivered');
+      },
+      since + this.leaseMs - clock.now() + 1,
+    );
+  }
+
+  private clearPending(): void {
+    if (this.pendingTimer !== null) this.opts.clock.clearTimeout(this.pendingTimer);
+    this.pendingTimer = null;
+    this.pendingOnAt = null;
   }
 
   /** Fires when the newest delivered ON lease expires unrenewed. */
@@ -178,23 +253,26 @@ export class HeartbeatPublisher implements RelayPort {
       () => {
         this.leaseTimer = null;
         if (this.onSince === null || this.leaseLost || this.lastDeliveredAt !== issued) return;
-        if (this.intent().relay_on) this.markLeaseLost();
+        if (this.intent().relay_on) this.markLeaseLost('expired');
       },
       issued + this.leaseMs - clock.now() + 1,
     );
   }
 
-  private markLeaseLost(): void {
+  private markLeaseLost(why: LeaseLoss): void {
     if (this.leaseLost) return;
     this.leaseLost = true;
+    this.clearPending();
     this.opts.logger.warn(
       {
         lease_ms: this.leaseMs,
         last_delivered_at: this.lastDeliveredAt,
         last_applied_at: this.lastAppliedAt,
       },
-      'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
+      why === 'undelivered'
+        ? 'relay ON not delivered within the lease of the start: the relay stays OFF and the run ends'
+        : 'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
     );
-    this.opts.onLeaseLost?.();
+    this.opts.onLeaseLost?.(why);
   }
 }

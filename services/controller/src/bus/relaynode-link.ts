@@ -40,7 +40,8 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<S
 
   heartbeat.setHooks({
     onTick: () => report(link.tick(clock.now())),
-    onLeaseLost: () => report({ failsafe_triggered: true }),
+    onLeaseLost: (why) =>
+      report({ failsafe_triggered: true, ...(why === 'undelivered' ? { lease_undelivered: true } : {}) }),
   });
 
   await bus.subscribe('availability', { svc: 'relaynode', id }, (payload) => {

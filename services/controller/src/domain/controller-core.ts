@@ -22,6 +22,7 @@ import {
   type CommitBatch,
   type ControllerRepository,
   DEFAULT_SETTINGS,
+  type DeferredRelayRoute,
   type DomainBus,
   type DomainLogger,
   INITIAL_STATE,
@@ -63,11 +64,15 @@ export interface StartCommand {
   hoaRun?: boolean;
 }
 
+/** How a start's relay ON left: taken by the broker, or on its way by a deferred route. */
+export type RelayDelivery = 'broker' | DeferredRelayRoute;
+
 export interface StartOutcome {
   run_id: number | null;
   start_time: number;
   trigger: Trigger;
   scheduled_stop_at: number | null;
+  relay: RelayDelivery;
 }
 
 export interface StopOutcome {
@@ -290,9 +295,7 @@ export class GeneratorCore {
   protected async doStart(cmd: StartCommand): Promise<StartOutcome> {
     const refusal = this.checkStart(cmd.trigger, cmd.hoaRun);
     if (refusal) throw new DomainError(refusal.code, refusal.message);
-    if (!this.deps.relay.available()) {
-      throw new DomainError('relay_unavailable', REFUSAL_MESSAGES.relay_unavailable);
-    }
+    const route = this.relayRoute(cmd);
     await this.writes.flush();
     if (this.writes.stalled) throw new DomainError('db_unavailable', REFUSAL_MESSAGES.db_unavailable);
     const now = this.now;
@@ -330,7 +333,7 @@ export class GeneratorCore {
     }
     this.state = next;
     this.hoaHold = cmd.hoaRun === true;
-    await this.safeRelay(() => this.deps.relay.commandRelay(true));
+    const sent = await this.safeRelay(() => this.deps.relay.commandRelay(true));
     const fuel = this.settings.fuel;
     this.runRef = ref;
     this.runGph = rateFor(fuel);
@@ -363,7 +366,28 @@ export class GeneratorCore {
     await this.within(runWrite);
     this.transition('started');
     this.afterChange(true);
-    return { run_id: ref.id, start_time: now, trigger: cmd.trigger, scheduled_stop_at: stopAt };
+    return {
+      run_id: ref.id,
+      start_time: now,
+      trigger: cmd.trigger,
+      scheduled_stop_at: stopAt,
+      relay: route === 'broker' && !sent ? 'heartbeat' : route,
+    };
+  }
+
+  /**
+   * How this start's relay ON can go out, or a 503-style refusal. With the broker down a start is
+   * still recorded when a deferred route exists, except for a standing request (the input signal, the
+   * selector at Run): it asks again on every evaluation, so a start that never reaches the relay would
+   * end with comm_loss and be taken again at once, a new run every lease. Those wait for the broker.
+   */
+  private relayRoute(cmd: StartCommand): RelayDelivery {
+    const relay = this.deps.relay;
+    if (relay.available()) return 'broker';
+    const standing = cmd.trigger === 'bms' || cmd.hoaRun === true;
+    const route = standing ? null : (relay.deferredRoute?.() ?? null);
+    if (route === null) throw new DomainError('relay_unavailable', REFUSAL_MESSAGES.relay_unavailable);
+    return route;
   }
 
   /** Spec order: state row first, relay OFF, run record completed, auto-stop cancelled, events. */
@@ -504,12 +528,15 @@ export class GeneratorCore {
     });
   }
 
-  protected async safeRelay(fn: () => Promise<void>): Promise<void> {
+  /** False when the command failed; never throws. */
+  protected async safeRelay(fn: () => Promise<void>): Promise<boolean> {
     try {
       await fn();
+      return true;
     } catch (err) {
       // The next heartbeat carries the same intent and synchronises the relay node.
       this.deps.logger.warn({ err }, 'relay command failed; the next heartbeat will synchronise');
+      return false;
     }
   }
 

@@ -24,6 +24,8 @@ export interface RelayReport {
   missed_heartbeat_count?: number;
   /** The relay node dropped the relay because heartbeats stopped. */
   failsafe_triggered?: boolean;
+  /** With failsafe_triggered: the run's relay ON never reached the relay node within its lease. */
+  lease_undelivered?: boolean;
 }
 
 /**
@@ -435,11 +437,7 @@ export class GeneratorController extends GeneratorCore {
         next.slave_connection_status !== s.slave_connection_status ||
         next.missed_heartbeat_count !== s.missed_heartbeat_count;
       if (report.failsafe_triggered && s.generator_running && !changed) {
-        await this.doStop(
-          'comm_loss',
-          { who: 'relaynode', from: 'failsafe' },
-          'relay node failsafe: heartbeat lost',
-        );
+        await this.stopForLostLease(report);
         return;
       }
       if (!changed) {
@@ -464,17 +462,29 @@ export class GeneratorController extends GeneratorCore {
       });
       this.afterChange(events.length > 0);
       if (report.failsafe_triggered && this.state.generator_running) {
-        await this.doStop(
-          'comm_loss',
-          { who: 'relaynode', from: 'failsafe' },
-          'relay node failsafe: heartbeat lost',
-        );
+        await this.stopForLostLease(report);
       } else if (epoChanged && epo && this.state.generator_running) {
         this.hoaStarted = false;
         await this.doStop('error', { who: 'relaynode', from: 'epo' }, 'hardware safety (EPO) engaged');
       }
       await this.evaluate();
     });
+  }
+
+  private async stopForLostLease(report: RelayReport): Promise<void> {
+    if (report.lease_undelivered) {
+      await this.doStop(
+        'comm_loss',
+        { who: 'system', from: 'lease' },
+        'relay ON not delivered to the relay node within the lease (MQTT broker unreachable)',
+      );
+    } else {
+      await this.doStop(
+        'comm_loss',
+        { who: 'relaynode', from: 'failsafe' },
+        'relay node failsafe: heartbeat lost',
+      );
+    }
   }
 
   private lastView: Readonly<generator.GeneratorState & { slave_relay_on: boolean | null }> | null = null;

@@ -186,9 +186,18 @@ export interface RelayPort {
   commandRelay(on: boolean): Promise<void>;
   /** Arm or disarm the relay node (part of the same desired state). */
   setArmed(armed: boolean): Promise<void>;
-  /** False while a command cannot be delivered (broker down): a start answers 503. */
+  /** False while a command cannot be delivered over the broker (broker down). */
   available(): boolean;
+  /**
+   * While available() is false, how a start still reaches the relay: 'rest' (the relay node REST API,
+   * RELAYNODE_URL) or 'heartbeat' (the first heartbeat after the broker reconnects), either only within
+   * the start's lease. null (or absent): nothing would carry it or end the run if it never arrives,
+   * so a start answers 503.
+   */
+  deferredRoute?(): DeferredRelayRoute | null;
 }
+
+export type DeferredRelayRoute = 'rest' | 'heartbeat';
 
 /** Outward notifications of the domain (retained state, outbox kick). */
 export interface DomainBus {

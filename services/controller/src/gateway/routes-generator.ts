@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { fuelSince, runHistory, runStats } from '../db/run-queries.js';
+import type { RelayDelivery } from '../domain/controller-core.js';
 import { estimateFuel } from '../domain/fuel.js';
 import { cooldownRemainingSeconds } from '../domain/limits.js';
 import type { ControllerService } from '../service.js';
@@ -15,6 +16,16 @@ const body = <T extends z.ZodType>(schema: T, required = true) => ({
   body: { content: { 'application/json': { schema } }, required },
 });
 const tags = ['generator'];
+
+/** What the caller is told about the relay: a start the broker could not carry is not yet confirmed. */
+function startMessage(relay: RelayDelivery, intervalSeconds: number): string {
+  if (relay === 'broker') return 'Generator started';
+  const lease = `within ${3 * intervalSeconds} s of the start`;
+  if (relay === 'rest') {
+    return `Generator start recorded; relay not yet confirmed: the MQTT broker is unreachable, so the relay ON was sent over the relay node REST API. The run continues only if the broker is back ${lease}; otherwise the relay node drops the relay and the run ends (comm_loss).`;
+  }
+  return `Generator start recorded; relay not yet confirmed: the relay node link (MQTT broker) is unreachable. The first heartbeat after it reconnects turns the relay ON, if that is ${lease}; otherwise the relay stays OFF and the run ends (comm_loss).`;
+}
 
 export function generatorRoutes(svc: ControllerService) {
   const r = router();
@@ -46,7 +57,8 @@ export function generatorRoutes(svc: ControllerService) {
       method: 'post',
       path: '/api/generator/start',
       tags,
-      summary: 'Manual start; optional duration_minutes schedules an auto-stop',
+      summary:
+        'Manual start; optional duration_minutes schedules an auto-stop. With the MQTT broker down the start is recorded and relay_confirmed is false',
       request: body(generator.StartRequest, false),
       responses: { 200: json(generator.StartResponse), ...errorResponses([400, 401, 409, 422, 503]) },
     }),
@@ -67,7 +79,8 @@ export function generatorRoutes(svc: ControllerService) {
           start_time: Math.floor(out.start_time / 1000),
           trigger: out.trigger,
           scheduled_stop_at: sec(out.scheduled_stop_at),
-          message: 'Generator started',
+          message: startMessage(out.relay, svc.config.heartbeatIntervalSeconds),
+          relay_confirmed: out.relay === 'broker',
         },
         200,
       );
