@@ -1,4 +1,11 @@
-import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
+import {
+  baseEnvShape,
+  envBool,
+  envPort,
+  type MetricsAuth,
+  metricsAuthFromEnv,
+  parseConfig,
+} from '@outpost/runtime';
 import { z } from 'zod';
 import { parseSites, type SiteSpec } from './domain/sites.js';
 
@@ -61,6 +68,38 @@ export const dashboardEnvSchema = z.object({
   DASHBOARD_PUBLISH: envBool(true),
   DASHBOARD_MAX_SIMULATORS: z.coerce.number().int().min(1).max(100_000).default(10_000),
   DASHBOARD_MAX_WS_CLIENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /**
+   * Browser origins besides the dashboard's own that may open /ws, comma-separated
+   * (`https://grafana.lan:3000`); a page from any other site is refused at the upgrade.
+   */
+  ALLOWED_ORIGINS: z
+    .string()
+    .max(10_000)
+    .transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const raw of value.split(',')) {
+        const item = raw.trim();
+        if (!item) continue;
+        let origin: string | null = null;
+        try {
+          const u = new URL(item);
+          const bare = u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+          if ((u.protocol === 'http:' || u.protocol === 'https:') && bare) origin = u.origin;
+        } catch {
+          origin = null;
+        }
+        if (!origin) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${item.slice(0, 80)}" is not an origin (scheme://host[:port])`,
+          });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    })
+    .default([]),
 });
 
 export type DashboardEnv = z.infer<typeof dashboardEnvSchema>;
@@ -80,6 +119,9 @@ export interface DashboardConfig {
   publish: boolean;
   maxSimulators: number;
   maxWsClients: number;
+  /** ALLOWED_ORIGINS: other sites' pages that may open /ws. */
+  allowedOrigins: string[];
+  metricsAuth: MetricsAuth | null;
 }
 
 /** Reads the environment; throws ConfigError naming the first bad variable. */
@@ -104,5 +146,7 @@ export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     publish: e.DASHBOARD_PUBLISH,
     maxSimulators: e.DASHBOARD_MAX_SIMULATORS,
     maxWsClients: e.DASHBOARD_MAX_WS_CLIENTS,
+    allowedOrigins: e.ALLOWED_ORIGINS,
+    metricsAuth: metricsAuthFromEnv(e),
   };
 }

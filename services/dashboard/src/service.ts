@@ -90,6 +90,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     logger: log,
     snapshot: () => snapshot().text,
     auth: config.auth,
+    metricsAuth: config.metricsAuth,
     health: () => ({ broker: bus.connected ? 'connected' : 'disconnected' }),
   });
   const metrics = createDashboardMetrics(app.metrics.registry);
@@ -105,6 +106,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
         sockets = attachFleetSockets(s as unknown as Server, {
           logger: log,
           auth: config.auth,
+          allowedOrigins: config.allowedOrigins,
           maxClients: config.maxWsClients,
           current: () => snapshot().bytes,
         });

@@ -19,13 +19,15 @@ describe('broker not there yet', () => {
   it('serves an all-offline fleet, then follows the fleet once the broker comes up', async () => {
     const port = await freePort();
     const url = `mqtt://127.0.0.1:${port}`;
-    const dash = await startDashboard(testConfig({ mqttUrl: url, expectedSimulators: ['alpha'] }), {
+    const auth = { username: 'ops', password: 'outage-test-pass' };
+    const dash = await startDashboard(testConfig({ mqttUrl: url, expectedSimulators: ['alpha'], auth }), {
       logger: silentLogger,
     });
     try {
-      const health = (await (await fetch(`${dash.url}/health`)).json()) as { broker: string };
+      const headers = { authorization: `Basic ${Buffer.from('ops:outage-test-pass').toString('base64')}` };
+      const health = (await (await fetch(`${dash.url}/health`, { headers })).json()) as { broker: string };
       expect(health.broker).toBe('disconnected');
-      const before = FleetState.parse(await (await fetch(`${dash.url}/api/status`)).json());
+      const before = FleetState.parse(await (await fetch(`${dash.url}/api/status`, { headers })).json());
       expect(before.simulators).toEqual([expect.objectContaining({ id: 'alpha', online: false })]);
       const broker = await startBroker({ port, wsPort: false, host: '127.0.0.1' });
       try {

@@ -20,6 +20,8 @@ export function testConfig(over: Partial<DashboardConfig> & { mqttUrl: string })
     publish: true,
     maxSimulators: 10_000,
     maxWsClients: 100,
+    allowedOrigins: [],
+    metricsAuth: null,
     ...over,
   };
 }

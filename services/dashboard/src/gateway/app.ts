@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
-import { createApp, type Logger, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import { createApp, type Logger, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { Context } from 'hono';
 import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
 
@@ -14,6 +14,8 @@ export interface DashboardAppOptions {
   snapshot: () => string;
   auth: Credentials | null;
   health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** METRICS_TOKEN / METRICS_BASIC_AUTH: /metrics then takes these instead of DASHBOARD_AUTH. */
+  metricsAuth?: MetricsAuth | null;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -32,7 +34,9 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
       c.header('Allow', 'GET, HEAD');
       return c.json({ detail: `Method ${c.req.method} not allowed: the dashboard is read-only` }, 405);
     }
-    if (!creds || OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds)) return undefined;
+    if (!creds || OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds))
+      return undefined;
+    if (opts.metricsAuth && c.req.path === '/metrics') return undefined;
     c.header('WWW-Authenticate', AUTH_CHALLENGE);
     return c.json({ detail: 'Authentication required' }, 401);
   };
@@ -46,6 +50,9 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
       'WebSocket `/ws` sends a `fleet_state` message (the same object as GET /api/status) on connect and at 1 Hz. ' +
       'Every method other than GET and HEAD is answered 405.',
     health: opts.health,
+    // The only credential the dashboard has is DASHBOARD_AUTH; without it nobody gets the detail.
+    healthDetail: (c) => creds !== null && basicAuthOk(c.req.header('authorization'), creds),
+    metricsAuth: opts.metricsAuth ?? null,
     bodyLimit: 1024,
     guard,
   });
@@ -86,6 +93,9 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     responses: {
       101: { description: 'Switching protocols' },
       401: { description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong' },
+      403: {
+        description: 'A browser page from another site (Origin not the dashboard nor in ALLOWED_ORIGINS)',
+      },
       503: { description: 'Too many WebSocket clients (DASHBOARD_MAX_WS_CLIENTS)' },
     },
   });

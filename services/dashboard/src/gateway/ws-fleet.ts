@@ -9,6 +9,8 @@ export interface FleetSocketOptions {
   path?: string;
   logger: Logger;
   auth: Credentials | null;
+  /** Origins besides the dashboard's own whose pages may open the stream (ALLOWED_ORIGINS). */
+  allowedOrigins?: string[];
   maxClients: number;
   /** The fleet_state message a new client receives at once. */
   current: () => Buffer;
@@ -48,6 +50,24 @@ function refuse(socket: Duplex, status: number, reason: string, headers: Record<
   );
 }
 
+/**
+ * A browser always names the page's origin; another site's page must not read the fleet through a
+ * visitor's browser (inside the LAN, past DASHBOARD_AUTH the browser would send). Clients that are
+ * not browsers send no Origin and are let through.
+ */
+export function originAllowed(req: IncomingMessage, allowed: ReadonlySet<string>): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed frames, file: pages) and anything malformed
+  }
+  if (allowed.has(parsed.origin)) return true;
+  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.host === req.headers.host;
+}
+
 /** Whether the handshake answer agreed to permessage-deflate in a form a shared compressed frame fits. */
 function sharedDeflateAgreed(responseHeaders: string[]): boolean {
   const line = responseHeaders.find((h) => /^sec-websocket-extensions:/i.test(h));
@@ -69,6 +89,7 @@ export function attachFleetSockets(server: Server, opts: FleetSocketOptions): Fl
   const path = opts.path ?? '/ws';
   const log = opts.logger.child({ component: 'ws' });
   const bound = opts.maxBufferedBytes ?? defaultMaxBuffered;
+  const origins = new Set(opts.allowedOrigins ?? []);
   const wss = new WebSocketServer({
     noServer: true,
     // Negotiated so clients accept compressed frames; ws itself never compresses (threshold), we do, once.
@@ -100,6 +121,10 @@ export function attachFleetSockets(server: Server, opts: FleetSocketOptions): Fl
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return refuse(socket, 404, 'Not Found');
+    if (!originAllowed(req, origins)) {
+      log.warn({ origin: String(req.headers.origin).slice(0, 200) }, 'WebSocket from another origin refused');
+      return refuse(socket, 403, 'Forbidden');
+    }
     if (opts.auth && !basicAuthOk(req.headers.authorization, opts.auth)) {
       return refuse(socket, 401, 'Unauthorized', { 'WWW-Authenticate': AUTH_CHALLENGE });
     }
