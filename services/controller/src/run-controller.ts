@@ -129,6 +129,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       hoaEnabled: svc.config.hoaEnabled,
       inputWarnings,
       consoleUrl: consoleUrl({ configured: env.CONSOLE_URL, host: env.HOST, port: listenPort(env) }),
+      automationCommands: env.AUTOMATION_COMMANDS,
       version: VERSION,
       clock,
       logger,

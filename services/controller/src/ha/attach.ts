@@ -1,3 +1,4 @@
+import type { generator } from '@outpost/contracts';
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { Clock } from '../domain/clock.js';
 import type { ControllerService } from '../service.js';
@@ -14,6 +15,8 @@ export interface HaOptions {
   /** GPIO inputs the site lacks, shown as a diagnostic entity. */
   inputWarnings?: string[];
   consoleUrl?: string | undefined;
+  /** AUTOMATION_COMMANDS: only these are offered as buttons, switches and selects. */
+  automationCommands?: ReadonlySet<generator.AutomationCommand> | undefined;
   version: string;
   clock: Clock;
   logger: DiscoveryLogger;
@@ -35,6 +38,7 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
         hoaEnabled: o.hoaEnabled,
         inputWarnings: o.inputWarnings ?? [],
         consoleUrl: o.consoleUrl,
+        automationCommands: o.automationCommands,
       }),
     logger: o.logger,
   });

@@ -22,6 +22,21 @@ const PLATFORM = {
   button: Button,
 };
 type Cmp = Record<string, unknown> & { p: keyof typeof PLATFORM };
+const ALL = new Set(generator.AutomationCommand.options);
+/** The entities HA shows: a component reduced to its platform removes one. */
+const shown = (cmps: Record<string, Cmp>) =>
+  Object.fromEntries(Object.entries(cmps).filter(([, c]) => Object.keys(c).length > 1));
+/** Every command the shown components can send, as AUTOMATION_COMMANDS names it. */
+const offeredCommands = (cmps: Record<string, Cmp>) =>
+  Object.values(shown(cmps)).flatMap((c) => {
+    const payloads = [c.payload_on, c.payload_off, c.payload_press].filter((p) => typeof p === 'string');
+    const sent: string[] = payloads.map((p) =>
+      generator.automationCommandOf(generator.ControllerSetCommand.parse(JSON.parse(p as string))),
+    );
+    // The override select sends every override (or none).
+    if (c.p === 'select') sent.push('override_force_run', 'override_force_stop', 'override_disable');
+    return sent;
+  });
 
 describe('controller HA discovery payload', () => {
   const payload = controllerDiscovery(base);
@@ -29,7 +44,7 @@ describe('controller HA discovery payload', () => {
 
   it('is a device config HA accepts: documented keys only, per platform', () => {
     expect(DeviceDiscovery.safeParse(payload).error).toBeUndefined();
-    for (const [key, cmp] of Object.entries(cmps)) {
+    for (const [key, cmp] of Object.entries(shown(cmps))) {
       const parsed = PLATFORM[cmp.p].safeParse(cmp);
       expect(parsed.error, `${key}: ${parsed.error?.message}`).toBeUndefined();
     }
@@ -40,12 +55,18 @@ describe('controller HA discovery payload', () => {
 
   it('has every entity a home-automation user needs, with the right platform and unit', () => {
     const shape = Object.fromEntries(
-      Object.entries(cmps).map(([k, c]) => [k, [c.p, c.device_class ?? null, c.unit_of_measurement ?? null]]),
+      Object.entries(shown(cmps)).map(([k, c]) => [
+        k,
+        [c.p, c.device_class ?? null, c.unit_of_measurement ?? null],
+      ]),
     );
+    // Default AUTOMATION_COMMANDS (start, stop, disarm, override_force_stop): the start/stop switch,
+    // Armed read-only with a Disarm button, Override read-only with a Force stop button.
     expect(shape).toEqual({
       running: ['binary_sensor', 'running', null],
       generator: ['switch', null, null],
-      armed: ['switch', null, null],
+      armed_state: ['binary_sensor', null, null],
+      disarm: ['button', null, null],
       trigger: ['sensor', null, null],
       state: ['sensor', 'enum', null],
       runtime: ['sensor', 'duration', 's'],
@@ -56,33 +77,78 @@ describe('controller HA discovery payload', () => {
       failsafe_triggered: ['binary_sensor', 'problem', null],
       hoa_position: ['sensor', 'enum', null],
       input_warning: ['sensor', null, null],
-      override: ['select', null, null],
-      clear_lockout: ['button', null, null],
+      override_state: ['sensor', 'enum', null],
+      override_force_stop: ['button', null, null],
     });
-    const ids = Object.values(cmps).map((c) => c.unique_id);
+    const ids = Object.values(shown(cmps)).map((c) => c.unique_id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('offers only the commands the automation account may send, and removes the others', () => {
+    expect(offeredCommands(cmps).sort()).toEqual([...generator.DEFAULT_AUTOMATION_COMMANDS].sort());
+    // What a wider setting offers is sent as removed (platform only), so narrowing it takes them away.
+    for (const key of ['armed', 'arm', 'override', 'override_force_run', 'override_disable', 'clear_lockout'])
+      expect(Object.keys(cmps[key] ?? {}), key).toEqual(['p']);
+  });
+
+  it('follows AUTOMATION_COMMANDS: every command gives the switches, the select and clear lockout', () => {
+    const all = controllerDiscovery({ ...base, automationCommands: ALL }).cmps as Record<string, Cmp>;
+    expect(offeredCommands(all).sort()).toEqual([...ALL].sort());
+    expect(all.armed).toMatchObject({
+      p: 'switch',
+      payload_on: '{"command":"arm"}',
+      payload_off: '{"command":"disarm"}',
+    });
+    expect(all.override).toMatchObject({ p: 'select', options: ['none', 'force_run', 'force_stop'] });
+    for (const key of ['armed_state', 'disarm', 'override_state', 'override_force_stop'])
+      expect(Object.keys(all[key] ?? {}), key).toEqual(['p']);
+    for (const [key, cmp] of Object.entries(shown(all))) {
+      expect(PLATFORM[cmp.p].safeParse(cmp).error, key).toBeUndefined();
+    }
+
+    // Stop only: a Stop button instead of the switch; arming and overrides not offered at all.
+    const stopOnly = controllerDiscovery({ ...base, automationCommands: new Set(['stop'] as const) })
+      .cmps as Record<string, Cmp>;
+    expect(offeredCommands(stopOnly)).toEqual(['stop']);
+    expect(stopOnly.stop_generator).toMatchObject({ p: 'button', payload_press: '{"command":"stop"}' });
+    expect(Object.keys(stopOnly.generator ?? {})).toEqual(['p']);
+    const none = controllerDiscovery({ ...base, automationCommands: new Set() });
+    expect(DeviceDiscovery.safeParse(none).error).toBeUndefined();
+    expect(offeredCommands(none.cmps as Record<string, Cmp>)).toEqual([]);
   });
 
   it('sends commands to controller/<id>/set as ControllerSetCommand JSON, so the controller gates them', () => {
     const sent = [
       cmps.generator?.payload_on,
       cmps.generator?.payload_off,
-      cmps.armed?.payload_on,
-      cmps.armed?.payload_off,
-      cmps.clear_lockout?.payload_press,
-    ].map((p) => generator.ControllerSetCommand.parse(JSON.parse(p as string)).command);
-    expect(sent).toEqual(['start', 'stop', 'arm', 'disarm', 'clear_lockout']);
+      cmps.disarm?.payload_press,
+      cmps.override_force_stop?.payload_press,
+    ].map((p) => generator.ControllerSetCommand.parse(JSON.parse(p as string)));
+    expect(sent).toEqual([
+      { command: 'start' },
+      { command: 'stop' },
+      { command: 'disarm' },
+      { command: 'override', override_type: 'force_stop' },
+    ]);
     for (const c of Object.values(cmps).filter((c) => 'command_topic' in c)) {
       expect(c.command_topic).toBe('outpost/controller/main/set');
     }
-    expect(cmps.override?.options).toEqual(['none', 'force_run', 'force_stop']);
+    expect(cmps.override_state?.options).toEqual(['none', 'force_run', 'force_stop']);
   });
 
   it("keeps the controller's entities available when only the relay node drops", () => {
     const topics = (a: unknown) => ((a ?? []) as { topic: string }[]).map((x) => x.topic);
     // The device follows the controller: Disarm, Override and State stay usable without the node.
     expect(topics(payload.availability)).toEqual(['outpost/controller/main/availability']);
-    for (const key of ['armed', 'state', 'override', 'trigger', 'relaynode_connected', 'clear_lockout'])
+    for (const key of [
+      'armed_state',
+      'disarm',
+      'state',
+      'override_state',
+      'override_force_stop',
+      'trigger',
+      'relaynode_connected',
+    ])
       expect(cmps[key]?.availability, key).toBeUndefined();
     // What the relay node reports, or needs to act, also follows the node.
     for (const key of ['generator', 'epo_engaged', 'failsafe_triggered']) {
@@ -97,7 +163,9 @@ describe('controller HA discovery payload', () => {
   it('reads fuel used as a meter HA can total, links the console, and clears a lockout with its acknowledgement', () => {
     expect(cmps.fuel_used?.state_class).toBe('total_increasing');
     expect((payload.dev as { cu?: string }).cu).toBe('http://192.168.1.10:8000');
-    expect(JSON.parse(cmps.clear_lockout?.payload_press as string)).toEqual({
+    const all = controllerDiscovery({ ...base, automationCommands: ALL }).cmps as Record<string, Cmp>;
+    expect(all.clear_lockout?.availability).toBeUndefined();
+    expect(JSON.parse(all.clear_lockout?.payload_press as string)).toEqual({
       command: 'clear_lockout',
       acknowledge: true,
     });

@@ -26,8 +26,8 @@ const CONFIG_TOPIC = 'homeassistant/device/outpost_controller_main/config';
 interface Discovery {
   cmps: {
     generator: { payload_on: string; payload_off: string };
-    armed: { payload_on: string; payload_off: string };
-  };
+    disarm: { payload_press: string };
+  } & Record<string, Record<string, unknown>>;
   availability: { topic: string }[];
   availability_mode: string;
 }
@@ -45,6 +45,7 @@ async function spawnNode(mqttUrl: string, dataDir: string): Promise<{ url: strin
       PATH: process.env.PATH ?? '',
       RELAYNODE_API_SECRET: SECRET,
       MOCK_HAT_MODE: 'true',
+      DEV_MODE: 'true',
       HARDWARE_SAFETY_ENABLED: 'true',
       MQTT_URL: mqttUrl,
       MQTT_USERNAME: 'relaynode',
@@ -107,6 +108,44 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
   const discovery = () => JSON.parse(configs()[0]?.payload as string) as Discovery;
   const send = (payload: string) =>
     ha.client.publishAsync(`${PREFIX}/controller/main/set`, payload, { qos: 1 });
+  const startController = (extra: Record<string, string> = {}) =>
+    spawnController({
+      mqttUrl: broker.url,
+      dataDir: ctlDir.path,
+      databaseUrl: (tdb as TestDatabase).url,
+      intervalSeconds: 1,
+      extra: {
+        MQTT_USERNAME: 'controller',
+        MQTT_PASSWORD: PW.controller,
+        BOOT_ARMING_POLICY: 'fail_safe',
+        ...extra,
+      },
+    });
+  /** The config the broker keeps for the device, as a subscriber arriving now gets it. */
+  const retainedConfig = async (): Promise<Record<string, Record<string, unknown>>> => {
+    const late = await haClient(broker.url);
+    try {
+      await waitFor(() => late.msgs.some((m) => m.topic === CONFIG_TOPIC), 5000);
+      const m = late.msgs.find((x) => x.topic === CONFIG_TOPIC) as Msg;
+      expect(m.retain).toBe(true);
+      return (JSON.parse(m.payload) as { cmps: Record<string, Record<string, unknown>> }).cmps;
+    } finally {
+      await late.client.endAsync();
+    }
+  };
+  /** The commands the device's shown entities send (a select sends every override). */
+  const offered = (cmps: Record<string, Record<string, unknown>>) =>
+    Object.values(cmps)
+      .filter((c) => Object.keys(c).length > 1)
+      .flatMap((c) => {
+        const payloads = [c.payload_on, c.payload_off, c.payload_press].filter((p) => typeof p === 'string');
+        const names: string[] = payloads.map((p) =>
+          generator.automationCommandOf(generator.ControllerSetCommand.parse(JSON.parse(p as string))),
+        );
+        if (c.p === 'select') names.push('override_force_run', 'override_force_stop', 'override_disable');
+        return names;
+      })
+      .sort();
 
   beforeAll(async () => {
     broker = await startBroker({
@@ -124,13 +163,7 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     });
     node = await spawnNode(broker.url, nodeDir.path);
     tdb = await testDatabase();
-    controller = await spawnController({
-      mqttUrl: broker.url,
-      dataDir: ctlDir.path,
-      databaseUrl: tdb.url,
-      intervalSeconds: 1,
-      extra: { MQTT_USERNAME: 'controller', MQTT_PASSWORD: PW.controller, BOOT_ARMING_POLICY: 'fail_safe' },
-    });
+    controller = await startController();
     ha = await haClient(broker.url);
     await waitFor(() => configs().length > 0 && latestState()?.slave_connected === true, 20_000);
   }, 60_000);
@@ -177,15 +210,17 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
   it('the start switch through the automation account respects arming, then runs the generator', async () => {
     const cmps = discovery().cmps;
     // Disarmed: the switch's ON payload is refused by the controller's gates.
-    await send(cmps.armed.payload_off);
+    await send(cmps.disarm.payload_press);
     await waitFor(() => latestState()?.armed === false, 5000);
     await send(cmps.generator.payload_on);
     await waitFor(() => controller.logs().some((l) => l.command === 'start' && l.level === 40), 5000);
     expect(latestState()?.running).toBe(false);
     expect((await nodeStatus(node.url)).relay_on).toBe(false);
 
-    // Arming is a person's decision (AUTOMATION_COMMANDS leaves it out): refused from HA, done over REST.
-    await send(cmps.armed.payload_on);
+    // Arming is a person's decision (AUTOMATION_COMMANDS leaves it out): not offered to HA, refused if
+    // sent anyway, done over REST.
+    expect(JSON.stringify(cmps)).not.toContain('\\"command\\":\\"arm\\"');
+    await send(JSON.stringify({ command: 'arm' }));
     await waitFor(() => controller.logs().some((l) => l.command === 'arm' && l.level === 40), 5000);
     expect(latestState()?.armed).toBe(false);
     const api = await controllerClient(controller.url);
@@ -235,4 +270,37 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     expect(text).toMatch(/^controller_armed\{[^}]*\} 1$/m);
     expect(text).toMatch(/^controller_generator_running\{[^}]*\} 0$/m);
   });
+  it('offers Home Assistant only what the automation account may send, and none of it is refused', async () => {
+    const cmps = await retainedConfig();
+    expect(offered(cmps)).toEqual([...generator.DEFAULT_AUTOMATION_COMMANDS].sort());
+    for (const key of ['armed', 'override', 'clear_lockout'])
+      expect(cmps[key], key).toEqual({ p: expect.any(String) });
+    // Every control HA shows goes through the automation account without an AUTOMATION_COMMANDS refusal.
+    const payloads = Object.values(cmps).flatMap((c) =>
+      [c.payload_on, c.payload_off, c.payload_press].filter((p): p is string => typeof p === 'string'),
+    );
+    for (const p of payloads) await send(p);
+    // The last one sets the force-stop override: the ones before it have been handled by then.
+    await waitFor(() => latestState()?.override === 'force_stop', 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = controller.logs().filter((l) => String(l.msg).includes('not allowed for automation'));
+    expect(refused.map((l) => l.command)).toEqual(['arm']);
+  });
+
+  it('follows AUTOMATION_COMMANDS after a restart: a wider setting offers the switches, the select and clear lockout', async () => {
+    await controller.kill();
+    const before = configs().length;
+    controller = await startController({
+      AUTOMATION_COMMANDS: generator.AutomationCommand.options.join(','),
+    });
+    await waitFor(() => configs().length > before, 20_000);
+    const cmps = await retainedConfig();
+    expect(offered(cmps)).toEqual([...generator.AutomationCommand.options].sort());
+    expect(cmps.armed).toMatchObject({ p: 'switch', payload_on: '{"command":"arm"}' });
+    expect(cmps.override).toMatchObject({ p: 'select' });
+    expect(cmps.clear_lockout).toMatchObject({ p: 'button' });
+    // The buttons of the narrower setting are removed from the device.
+    for (const key of ['armed_state', 'disarm', 'override_state', 'override_force_stop'])
+      expect(Object.keys(cmps[key] ?? {}), key).toEqual(['p']);
+  }, 40_000);
 });

@@ -1,4 +1,14 @@
-import dbus from 'dbus-next';
+import { createRequire } from 'node:module';
+import type dbus from 'dbus-next';
+
+// dbus-next adds ~10 MB to a process once loaded; a relay node that is never asked about WiFi or
+// power (every mock-GPIO host, and a Pi between admin visits) never loads it.
+const load = createRequire(import.meta.url);
+let lib: typeof dbus | undefined;
+const dbusLib = (): typeof dbus => {
+  lib ??= load('dbus-next') as typeof dbus;
+  return lib;
+};
 
 export class BusUnavailable extends Error {
   constructor(message: string) {
@@ -24,7 +34,7 @@ export class SystemBus {
 
   private get conn(): dbus.MessageBus {
     if (!this.bus) {
-      const bus = this.address ? dbus.sessionBus({ busAddress: this.address }) : dbus.systemBus();
+      const bus = this.address ? dbusLib().sessionBus({ busAddress: this.address }) : dbusLib().systemBus();
       // A bus that fails or goes away must not crash the node; pending calls fail, the next reconnects.
       bus.on('error', (err: Error) => {
         if (this.bus === bus) this.bus = null;
@@ -44,7 +54,7 @@ export class SystemBus {
     signature = '',
     body: unknown[] = [],
   ): Promise<unknown[]> {
-    const msg = new dbus.Message({ destination, path, interface: iface, member, signature, body });
+    const msg = new (dbusLib().Message)({ destination, path, interface: iface, member, signature, body });
     let reject: (err: Error) => void = () => {};
     let timer: NodeJS.Timeout | undefined;
     const failure = new Promise<never>((_, rej) => {
@@ -91,4 +101,4 @@ export class SystemBus {
   }
 }
 
-export const variant = (signature: string, value: unknown) => new dbus.Variant(signature, value);
+export const variant = (signature: string, value: unknown) => new (dbusLib().Variant)(signature, value);
