@@ -87,7 +87,7 @@ describe('controller killed mid-run', () => {
       total: Number(res.headers.get('x-total-count')),
     };
   };
-  /** A start on a fresh process answers 503 until its broker connection is up. */
+  /** A start on a fresh process is taken before its broker connection is up (relay_confirmed false); a 503 while it boots is asked again. */
   const start = async (api: Api) => {
     const deadline = Date.now() + 10_000;
     let res = await api.post('/api/generator/start', { notes: 'kill test' });

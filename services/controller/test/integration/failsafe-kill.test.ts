@@ -74,7 +74,8 @@ describe('relay node failsafe when the controller dies', () => {
         : await controllerClient(proc.url);
       token = api.token;
       if (cycle === 0) expect((await api.post('/api/generator/arm')).status).toBe(200);
-      // The broker connection comes up in the background; a start before it answers 503.
+      // The broker connection comes up in the background: a start before it is taken with
+      // relay_confirmed false, and a 503 (start-up not finished) is asked again.
       let start = await api.post('/api/generator/start');
       while (start.status === 503) {
         await sleep(20);
