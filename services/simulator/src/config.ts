@@ -64,6 +64,10 @@ export const simulatorEnvSchema = z.object({
   EFB_PORT: envPort(49002),
   /** Address the receiver binds to. */
   LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
+  /** A TCP receiver connection silent this long is closed; 0 keeps quiet connections. */
+  RECEIVER_TCP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
+  /** TCP receiver connections one client address may hold at once (the whole receiver takes 32). */
+  RECEIVER_TCP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(32).default(4),
   TZ: z.string().max(64).optional(),
   HA_DISCOVERY_ENABLED: envBool(true),
   HA_DISCOVERY_PREFIX: z

@@ -13,6 +13,8 @@ export interface RunEnvironment {
   logger: Logger;
   efbPort: number;
   listenHost: string;
+  /** The TCP receiver's limits (RECEIVER_TCP_*); unset: the listener's defaults. */
+  receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
   /** A runtime problem of one output (device unplugged, connection lost) or its recovery. */
   onOutputStatus: (output: 'usb' | 'sender', error: string | null) => void;
   /** One received message (datagram or line) with where it came from. */
@@ -136,7 +138,10 @@ export class RunOutputs {
           onMessage: env.onMessage,
           onOversize: env.onOversize,
         };
-        opened.listener = net.protocol === 'tcp' ? await listenTcp(opts) : await listenUdp(opts);
+        opened.listener =
+          net.protocol === 'tcp'
+            ? await listenTcp({ ...opts, ...env.receiverTcp, clock: env.clock })
+            : await listenUdp(opts);
       }
       if (changed('sender') && next.sender !== null) {
         opened.sender =

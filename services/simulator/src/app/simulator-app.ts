@@ -71,6 +71,10 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
     },
     efbPort: config.EFB_PORT,
     listenHost: config.LISTEN_HOST,
+    receiverTcp: {
+      idleTimeoutMs: config.RECEIVER_TCP_IDLE_TIMEOUT_SECONDS * 1000,
+      maxPerIp: config.RECEIVER_TCP_MAX_CONNECTIONS_PER_IP,
+    },
     lookupAirport: airports.lookup,
   });
 

@@ -32,6 +32,7 @@ export interface SimulatorServiceOptions {
   defaults: SettingsDefaults;
   efbPort: number;
   listenHost: string;
+  receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
   lookupAirport: (icao: string) => Airport | undefined;
 }
 
@@ -262,6 +263,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
         logger: this.opts.logger,
         efbPort: this.opts.efbPort,
         listenHost: this.opts.listenHost,
+        ...(this.opts.receiverTcp ? { receiverTcp: this.opts.receiverTcp } : {}),
         onOutputStatus: (output, error) => {
           this.outputErrors[output] = error;
           this.changed({ banner: this.currentBanner(), output_errors: { ...this.outputErrors } });
