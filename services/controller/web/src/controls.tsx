@@ -2,7 +2,7 @@ import { Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Feedback, useAction } from './feedback.js';
-import type { GenState } from './types.js';
+import type { GenState, StartResult } from './types.js';
 
 /** Start (optional duration and notes), Stop (never disabled: a stop is always allowed), arm/disarm. */
 export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<void> }) {
@@ -25,12 +25,26 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
     const body: { duration_minutes?: number; notes?: string } = {};
     if (duration.trim()) body.duration_minutes = Number(duration);
     if (notes.trim()) body.notes = notes.trim();
-    void post('/api/generator/start', body, 'Generator started').then((ok) => {
-      if (ok) {
-        setDuration('');
-        setNotes('');
-      }
-    });
+    // With the broker down the start is recorded but the relay is not yet confirmed: say so, in the
+    // server's words (which path the ON takes), instead of a plain "started".
+    const started = (r: StartResult) => (r.relay_confirmed ? 'Generator started' : r.message);
+    void act
+      .run(async () => {
+        try {
+          return await api<StartResult>('/api/generator/start', {
+            method: 'POST',
+            body,
+          });
+        } finally {
+          await refresh();
+        }
+      }, started)
+      .then((ok) => {
+        if (ok) {
+          setDuration('');
+          setNotes('');
+        }
+      });
   };
 
   return (
@@ -53,7 +67,13 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
           </label>
           <label class="field">
             <span>Notes (optional)</span>
-            <input type="text" name="notes" maxLength={500} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
+            <input
+              type="text"
+              name="notes"
+              maxLength={500}
+              value={notes}
+              onInput={(e) => setNotes(e.currentTarget.value)}
+            />
           </label>
         </div>
         <div class="actions">
@@ -64,26 +84,42 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
       </form>
       <label class="field">
         <span>Stop reason (optional)</span>
-        <input type="text" name="stop_reason" maxLength={200} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        <input
+          type="text"
+          name="stop_reason"
+          maxLength={200}
+          value={reason}
+          onInput={(e) => setReason(e.currentTarget.value)}
+        />
       </label>
       <div class="actions">
         <button
           type="button"
           class="danger"
           onClick={() =>
-            void post('/api/generator/stop', reason.trim() ? { reason: reason.trim() } : {}, 'Generator stopped').then(
-              (ok) => ok && setReason(''),
-            )
+            void post(
+              '/api/generator/stop',
+              reason.trim() ? { reason: reason.trim() } : {},
+              'Generator stopped',
+            ).then((ok) => ok && setReason(''))
           }
         >
           Stop
         </button>
         {s.armed ? (
-          <button type="button" disabled={act.busy} onClick={() => void post('/api/generator/disarm', undefined, 'Relay disarmed')}>
+          <button
+            type="button"
+            disabled={act.busy}
+            onClick={() => void post('/api/generator/disarm', undefined, 'Relay disarmed')}
+          >
             Disarm
           </button>
         ) : (
-          <button type="button" disabled={act.busy} onClick={() => void post('/api/generator/arm', undefined, 'Relay armed')}>
+          <button
+            type="button"
+            disabled={act.busy}
+            onClick={() => void post('/api/generator/arm', undefined, 'Relay armed')}
+          >
             Arm
           </button>
         )}

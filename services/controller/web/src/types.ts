@@ -3,6 +3,7 @@ import type { generator } from '@outpost/contracts';
 import type { z } from 'zod';
 
 export type GenState = z.infer<typeof generator.GeneratorState>;
+export type StartResult = z.infer<typeof generator.StartResponse>;
 export type RunRecord = z.infer<typeof generator.RunRecord>;
 export type History = z.infer<typeof generator.HistoryResponse>;
 /** generator.HISTORY_TOTAL_HEADER, kept here as a literal so no zod code reaches the bundle. */
