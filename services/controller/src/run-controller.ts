@@ -5,7 +5,7 @@ import { HeartbeatPublisher } from './bus/heartbeat.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
-import { RestRelayOff, relayPort } from './bus/relay-port.js';
+import { RelayNodeRest, relayPort } from './bus/relay-port.js';
 import { type ControllerEnv, listenPort } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { buildGateway } from './gateway/gateway.js';
@@ -84,7 +84,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     relay: relayPort(
       heartbeat,
       env.RELAYNODE_URL && env.RELAYNODE_API_SECRET
-        ? new RestRelayOff({ url: env.RELAYNODE_URL, apiSecret: env.RELAYNODE_API_SECRET, logger })
+        ? new RelayNodeRest({ url: env.RELAYNODE_URL, apiSecret: env.RELAYNODE_API_SECRET, logger })
         : null,
     ),
     gpio,

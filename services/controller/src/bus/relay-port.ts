@@ -126,6 +126,3 @@ export function relayPort(heartbeat: HeartbeatPublisher, rest: RelayNodeRest | n
     },
   };
 }
-
-/** The name the process wiring knows this path by. */
-export const RestRelayOff = RelayNodeRest;
