@@ -1,43 +1,37 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
-const require = createRequire(import.meta.url);
-
 /**
- * Swagger UI and Redoc from the installed npm packages, never a CDN: a Pi in a generator shed is
- * often offline, and the docs must still open.
+ * Swagger UI and Redoc, never from a CDN: a Pi in a generator shed is often offline, and the docs
+ * must still open. `npm run build` copies their browser bundles here (scripts/copy-docs-assets.mjs),
+ * so the packages themselves are build-time only.
  */
-const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
-  'swagger-ui.css': { pkg: 'swagger-ui-dist', file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': {
-    pkg: 'swagger-ui-dist',
-    file: 'swagger-ui-bundle.js',
-    type: 'text/javascript; charset=utf-8',
-  },
-  'redoc.standalone.js': {
-    pkg: 'redoc',
-    file: 'bundles/redoc.standalone.js',
-    type: 'text/javascript; charset=utf-8',
-  },
-};
+const ASSET_DIR = fileURLToPath(new URL('../dist/docs-assets/', import.meta.url));
+
+/** File name → content type; a Map, since the name comes from the URL. */
+const ASSETS = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['redoc.standalone.js', 'text/javascript; charset=utf-8'],
+]);
 
 /**
  * Read from disk at each request, not kept: the three files are about 3 MB that an idle gateway would
  * otherwise hold after one visit to the docs, and browsers keep them a day (cache-control below).
  */
 async function asset(name: string): Promise<Buffer | null> {
-  const spec = ASSETS[name];
-  if (!spec) return null;
-  return readFile(join(dirname(require.resolve(`${spec.pkg}/package.json`)), spec.file));
+  if (!ASSETS.has(name)) return null;
+  return readFile(`${ASSET_DIR}${name}`);
 }
 
 const page = (title: string, head: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`;
 
 export function mountDocs(app: OpenAPIHono, title: string, specPath = '/api/openapi.json'): void {
-  const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true });`;
+  // validatorUrl null: Swagger UI would otherwise load a badge from validator.swagger.io for a spec
+  // served from any host but localhost.
+  const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });`;
   // One route for every asset: a fixed path beside a parameter would cost every request the
   // slower router (Hono's RegExpRouter refuses that overlap).
   app.get('/api/docs/assets/:name', async (c) => {
@@ -46,9 +40,8 @@ export function mountDocs(app: OpenAPIHono, title: string, specPath = '/api/open
     }
     const body = await asset(c.req.param('name'));
     if (!body) return c.json({ detail: 'Not found' }, 404);
-    const spec = ASSETS[c.req.param('name')]!;
     return c.body(new Uint8Array(body), 200, {
-      'content-type': spec.type,
+      'content-type': ASSETS.get(c.req.param('name')) as string,
       'cache-control': 'public, max-age=86400',
     });
   });
