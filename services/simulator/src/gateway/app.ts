@@ -50,7 +50,7 @@ export interface Gateway {
 export function buildGateway(opts: GatewayOptions): Gateway {
   const { service, logger } = opts;
   const sessions = new SessionStore(opts.clock);
-  const limiter = new LoginLimiter(opts.clock, opts.auth.maxFailures, opts.auth.windowSeconds * 1000);
+  const limiter = new LoginLimiter(opts.auth.maxFailures, opts.auth.windowSeconds);
 
   // A page on another site must not open the live stream with this browser's cookie.
   const crossOrigin = (c: Context): Response | undefined => {

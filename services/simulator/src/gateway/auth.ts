@@ -3,6 +3,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Clock } from '@outpost/runtime';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 
 export const SESSION_COOKIE = 'gps_session';
 /** Sessions unused for this long are forgotten server-side (the cookie itself lasts until the browser closes). */
@@ -63,45 +64,35 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(da, db);
 }
 
-/** Failed logins per client address in a sliding window; past the limit, 429 until the oldest ages out. */
+/**
+ * Failed logins per client address (rate-limiter-flexible, in memory): past the limit within the
+ * window, 429 until the window that the first failure opened has passed. A success clears the count.
+ */
 export class LoginLimiter {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures: RateLimiterMemory | null;
 
   constructor(
-    private readonly clock: Clock,
     private readonly maxFailures: number,
-    private readonly windowMs: number,
-  ) {}
+    windowSeconds: number,
+  ) {
+    this.failures =
+      maxFailures > 0 ? new RateLimiterMemory({ points: maxFailures, duration: windowSeconds }) : null;
+  }
 
   /** Seconds to wait before another attempt is allowed, or 0. */
-  retryAfter(client: string): number {
-    if (this.maxFailures === 0) return 0;
-    const recent = this.recent(client);
-    if (recent.length < this.maxFailures) return 0;
-    const oldest = recent[recent.length - this.maxFailures]!;
-    return Math.max(1, Math.ceil((oldest + this.windowMs - this.clock.now()) / 1000));
+  async retryAfter(client: string): Promise<number> {
+    const used = await this.failures?.get(client);
+    // An expired window can still be read until the store's cleanup timer removes it.
+    if (!used || used.consumedPoints < this.maxFailures || used.msBeforeNext <= 0) return 0;
+    return Math.max(1, Math.ceil(used.msBeforeNext / 1000));
   }
 
-  fail(client: string): void {
-    if (this.maxFailures === 0) return;
-    const recent = this.recent(client);
-    recent.push(this.clock.now());
-    this.failures.set(client, recent);
-    if (this.failures.size > 10_000) {
-      const first = this.failures.keys().next().value;
-      if (first !== undefined) this.failures.delete(first);
-    }
+  async fail(client: string): Promise<void> {
+    await this.failures?.penalty(client, 1);
   }
 
-  succeed(client: string): void {
-    this.failures.delete(client);
-  }
-
-  private recent(client: string): number[] {
-    const cutoff = this.clock.now() - this.windowMs;
-    const list = (this.failures.get(client) ?? []).filter((t) => t > cutoff);
-    if (list.length === 0) this.failures.delete(client);
-    return list;
+  async succeed(client: string): Promise<void> {
+    await this.failures?.delete(client);
   }
 }
 

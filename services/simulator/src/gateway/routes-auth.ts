@@ -34,9 +34,9 @@ export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
       response: simulator.AuthStatus,
       errors: { 429: 'Too many failed logins from this address; see Retry-After' },
     },
-    (c) => {
+    async (c) => {
       const client = clientAddress(c);
-      const wait = deps.limiter.retryAfter(client);
+      const wait = await deps.limiter.retryAfter(client);
       if (wait > 0) {
         throw new HttpError(429, `Too many failed login attempts; try again in ${wait} s`, {
           'Retry-After': String(wait),
@@ -47,10 +47,10 @@ export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
       const userOk = safeEqual(body.username, deps.username);
       const passOk = safeEqual(body.password, deps.password);
       if (!userOk || !passOk) {
-        deps.limiter.fail(client);
+        await deps.limiter.fail(client);
         throw new HttpError(401, 'Invalid username or password');
       }
-      deps.limiter.succeed(client);
+      await deps.limiter.succeed(client);
       deps.sessions.destroy(sessionToken(c));
       const token = deps.sessions.create(deps.username);
       // No Max-Age/Expires: the session ends when the browser closes.

@@ -1,5 +1,5 @@
 import { ManualClock } from '@outpost/runtime';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { Api, startTestSim, TEST_PASSWORD, TEST_USER, type TestSim } from '../helpers/sim.js';
 
@@ -95,24 +95,40 @@ describe('session cookie authentication', () => {
 
   it('wrong credentials get 401; five failures a minute from one client then 429 with Retry-After', async () => {
     const clock = new ManualClock();
-    const s = await sim({}, clock);
-    const api = new Api(s.url);
-    for (let i = 0; i < 5; i++) {
-      const res = await api.login(TEST_USER, `wrong-${i}`);
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual({ detail: 'Invalid username or password' });
+    // The login limiter (rate-limiter-flexible) reads Date: it moves with the injected clock here.
+    vi.useFakeTimers({ toFake: ['Date'], now: clock.now() });
+    const advance = (ms: number) => {
+      clock.advance(ms);
+      vi.setSystemTime(clock.now());
+    };
+    try {
+      const s = await sim({}, clock);
+      const api = new Api(s.url);
+      for (let i = 0; i < 5; i++) {
+        const res = await api.login(TEST_USER, `wrong-${i}`);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ detail: 'Invalid username or password' });
+      }
+      expect((await api.login('someone-else', TEST_PASSWORD)).status).toBe(429);
+      // Even the right password waits out the lockout.
+      const blocked = await api.login();
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers.get('retry-after'))).toBe(60);
+      expect(blocked.body.detail).toMatch(/Too many failed login attempts/);
+      advance(30_000);
+      expect(Number((await api.login()).headers.get('retry-after'))).toBe(30);
+      advance(30_001);
+      expect((await api.login()).status).toBe(200);
+      expect((await api.get('/api/status')).status).toBe(200);
+      // A success clears the count: four more failures are still answered 401.
+      const other = new Api(s.url);
+      for (let i = 0; i < 4; i++) expect((await other.login(TEST_USER, 'nope')).status).toBe(401);
+      expect((await other.login()).status).toBe(200);
+      for (let i = 0; i < 5; i++) expect((await other.login(TEST_USER, 'nope')).status).toBe(401);
+      expect((await other.login(TEST_USER, 'nope')).status).toBe(429);
+    } finally {
+      vi.useRealTimers();
     }
-    expect((await api.login('someone-else', TEST_PASSWORD)).status).toBe(429);
-    // Even the right password waits out the lockout.
-    const blocked = await api.login();
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get('retry-after'))).toBe(60);
-    expect(blocked.body.detail).toMatch(/Too many failed login attempts/);
-    clock.advance(30_000);
-    expect(Number((await api.login()).headers.get('retry-after'))).toBe(30);
-    clock.advance(30_001);
-    expect((await api.login()).status).toBe(200);
-    expect((await api.get('/api/status')).status).toBe(200);
   });
 
   it('LOGIN_MAX_FAILURES=0 turns the login limit off', async () => {
