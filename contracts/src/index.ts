@@ -5,5 +5,6 @@ export * as generator from './generator.js';
 export * as homeassistant from './homeassistant.js';
 export * as notifier from './notifier.js';
 export * as relaynode from './relaynode.js';
+export * as relaynodeSystem from './relaynode-system.js';
 export * as simulator from './simulator.js';
 export * from './topics.js';

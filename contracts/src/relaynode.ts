@@ -191,6 +191,14 @@ export const RELAYNODE_REQUEST_VERBS = [
   'notifications-test',
   'system',
   'dev-epo',
+  // WiFi and power administration, schemas in relaynode-system.ts
+  'wifi-scan',
+  'wifi-list',
+  'wifi-add',
+  'wifi-connect',
+  'wifi-forget',
+  'reboot',
+  'shutdown',
 ] as const;
 export const RelaynodeRequestVerb = z.enum(RELAYNODE_REQUEST_VERBS);
 export type RelaynodeRequestVerb = z.infer<typeof RelaynodeRequestVerb>;

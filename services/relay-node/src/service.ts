@@ -125,6 +125,8 @@ export async function startRelayNode(o: StartOptions) {
   const scheduler = new RebootScheduler({ clock, settings, relayOn: () => core.isRelayOn, power, log });
   scheduler.start();
 
+  const wifi = sysBus ? new NetworkManagerWifi(sysBus) : null;
+
   // 3. MQTT (optional: the REST heartbeat works without a broker).
   let bus: OutpostMqtt | null = null;
   if (config.mqtt.url) {
@@ -155,13 +157,13 @@ export async function startRelayNode(o: StartOptions) {
               ),
           }
         : undefined,
+      wifi,
     );
   } else {
     log.warn({}, 'MQTT_URL not set: heartbeats only over REST (POST /api/heartbeat)');
   }
 
   // 4. HTTP.
-  const wifi = sysBus ? new NetworkManagerWifi(sysBus) : null;
   const app = buildGateway({
     logger,
     version: VERSION,

@@ -1,8 +1,10 @@
-import { relaynode, type ResponseEnvelope } from '@outpost/contracts';
+import { relaynode, type relaynodeSystem, type ResponseEnvelope } from '@outpost/contracts';
 import { HttpError, type OutpostMqtt } from '@outpost/runtime';
 import type { NodeAdmin } from '../admin.js';
 import type { LogSink, RelayNode } from '../domain/relay-node.js';
 import { readSystemInfo } from '../system/info.js';
+import type { NetworkManagerWifi } from '../system/wifi.js';
+import { isSystemVerb, runSystemVerb } from './system-verbs.js';
 
 /**
  * MQTT side of the node: the heartbeat lease in (`relaynode/<id>/desired`), the retained state out
@@ -16,6 +18,8 @@ export async function attachBus(
   log: LogSink,
   /** Mock hardware only: lets the controller's dev panel press the EPO contact. */
   dev?: { pressEpo(engaged: boolean): Promise<boolean> },
+  /** NetworkManager on the system bus; null: the WiFi verbs answer 503. */
+  wifi: NetworkManagerWifi | null = null,
 ) {
   let latest: relaynode.RelaynodeState = node.state();
   const publishState = (state: relaynode.RelaynodeState) => {
@@ -51,7 +55,9 @@ export async function attachBus(
       reply = {
         transaction: req.transaction,
         status: 'ok',
-        data: await run(verb.data, req.data, node, admin, dev),
+        data: isSystemVerb(verb.data)
+          ? await runSystemVerb(verb.data, req.data, admin, wifi)
+          : await run(verb.data, req.data, node, admin, dev),
       };
     } catch (err) {
       const detail = err instanceof HttpError ? err.detail : (err as Error).message;
@@ -72,7 +78,7 @@ export async function attachBus(
 }
 
 async function run(
-  verb: relaynode.RelaynodeRequestVerb,
+  verb: Exclude<relaynode.RelaynodeRequestVerb, relaynodeSystem.RelaynodeSystemVerb>,
   data: unknown,
   node: RelayNode,
   admin: NodeAdmin,

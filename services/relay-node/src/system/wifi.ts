@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SystemBus } from './dbus.js';
 import { variant } from './dbus.js';
 
-/** WiFi through NetworkManager on the system bus: scan, pre-configure (add), connect. */
+/** WiFi through NetworkManager on the system bus: scan, saved list, pre-configure (add), connect, forget. */
 
 const NM = 'org.freedesktop.NetworkManager';
 const NM_PATH = '/org/freedesktop/NetworkManager';
@@ -12,6 +12,7 @@ const WIRELESS = 'org.freedesktop.NetworkManager.Device.Wireless';
 const AP = 'org.freedesktop.NetworkManager.AccessPoint';
 const SETTINGS = 'org.freedesktop.NetworkManager.Settings';
 const CONNECTION = 'org.freedesktop.NetworkManager.Settings.Connection';
+const ACTIVE = 'org.freedesktop.NetworkManager.Connection.Active';
 const NM_DEVICE_TYPE_WIFI = 2;
 
 export class WifiError extends Error {
@@ -31,6 +32,12 @@ export interface ScannedNetwork {
   frequency_mhz: number;
   secured: boolean;
   saved: boolean;
+}
+
+export interface SavedNetwork {
+  ssid: string;
+  auto_connect: boolean;
+  active: boolean;
 }
 
 export interface WifiResult {
@@ -68,6 +75,29 @@ export class NetworkManagerWifi {
       if (!prev || net.strength > prev.strength) best.set(ssid, net);
     }
     return [...best.values()].sort((a, b) => b.strength - a.strength);
+  }
+
+  /** Saved profiles, one entry per SSID (several profiles of one SSID count as one network). */
+  async saved(): Promise<SavedNetwork[]> {
+    const active = await this.activeProfiles();
+    const bySsid = new Map<string, SavedNetwork>();
+    for (const c of await this.savedConnections()) {
+      const prev = bySsid.get(c.ssid);
+      bySsid.set(c.ssid, {
+        ssid: c.ssid,
+        auto_connect: (prev?.auto_connect ?? false) || c.autoConnect,
+        active: (prev?.active ?? false) || active.has(c.path),
+      });
+    }
+    return [...bySsid.values()].sort((a, b) => a.ssid.localeCompare(b.ssid));
+  }
+
+  /** Deletes every saved profile of the SSID (and so disconnects from it if it is in use). */
+  async forget(ssid: string): Promise<{ ssid: string; removed: number }> {
+    const matches = (await this.savedConnections()).filter((c) => c.ssid === ssid);
+    if (matches.length === 0) throw new WifiError(404, `No saved WiFi network: ${ssid}`);
+    for (const c of matches) await this.bus.call(NM, c.path, CONNECTION, 'Delete');
+    return { ssid, removed: matches.length };
   }
 
   /** Pre-configures a network without switching to it (unless NetworkManager auto-connects it). */
@@ -115,15 +145,29 @@ export class NetworkManagerWifi {
     throw new WifiError(503, 'No WiFi device managed by NetworkManager');
   }
 
-  private async savedConnections(): Promise<Array<{ path: string; ssid: string }>> {
+  private async savedConnections(): Promise<Array<{ path: string; ssid: string; autoConnect: boolean }>> {
     const [paths] = (await this.bus.call(NM, SETTINGS_PATH, SETTINGS, 'ListConnections')) as [string[]];
-    const out: Array<{ path: string; ssid: string }> = [];
+    const out: Array<{ path: string; ssid: string; autoConnect: boolean }> = [];
     for (const path of paths) {
       const [s] = (await this.bus.call(NM, path, CONNECTION, 'GetSettings')) as [
         Record<string, Record<string, { value: unknown }>>,
       ];
       const raw = s['802-11-wireless']?.ssid?.value;
-      if (raw) out.push({ path, ssid: asText(raw) });
+      // NetworkManager leaves autoconnect out of a profile when it has its default, true.
+      const auto = s.connection?.autoconnect?.value;
+      if (raw) out.push({ path, ssid: asText(raw), autoConnect: auto === undefined ? true : Boolean(auto) });
+    }
+    return out;
+  }
+
+  /** Settings paths of the profiles NetworkManager has active now. */
+  private async activeProfiles(): Promise<Set<string>> {
+    const actives = (await this.bus.getProp(NM, NM_PATH, NM, 'ActiveConnections')) as string[];
+    const out = new Set<string>();
+    for (const a of actives ?? []) {
+      // An activation can end between the two calls.
+      const conn = await this.bus.getProp(NM, a, ACTIVE, 'Connection').catch(() => null);
+      if (conn) out.add(String(conn));
     }
     return out;
   }

@@ -10,7 +10,7 @@
  * other kind (about 20 s in all on a loaded 2-core machine). FUZZ_SEED replays a seed.
  */
 import { randomUUID } from 'node:crypto';
-import { relaynode } from '@outpost/contracts';
+import { relaynode, relaynodeSystem } from '@outpost/contracts';
 import { ManualClock } from '@outpost/runtime/clock';
 import fc from 'fast-check';
 import mqtt from 'mqtt';
@@ -108,6 +108,12 @@ describe('relay node MQTT subscriptions under fuzzed payloads', () => {
       notifications: relaynode.RelaynodeNotificationsRequest,
       'notifications-settings': relaynode.RelaynodeNotificationSettings,
       'dev-epo': relaynode.DevEpoRequest,
+      // A broken body must never reach NetworkManager or logind.
+      'wifi-add': relaynode.WifiAddRequest,
+      'wifi-connect': relaynode.WifiConnectRequest,
+      'wifi-forget': relaynodeSystem.WifiForgetRequest,
+      reboot: relaynode.PowerRequest,
+      shutdown: relaynode.PowerRequest,
     };
     const wrongData = fc.constantFrom(...Object.keys(schemas)).chain((verb) => {
       const schema = schemas[verb] as z.ZodType;

@@ -126,6 +126,16 @@ describe('WiFi and power over D-Bus (python3-dbusmock on a private bus)', () => 
     await expect(wifi.connect({ ssid: 'ShedWifi', password: 'short' })).rejects.toBeInstanceOf(WifiError);
   });
 
+  it('lists saved networks with the one in use, and forgets a network by SSID', async () => {
+    await wifi.add({ ssid: 'Silo', password: 'grain-store-1', auto_connect: false });
+    const saved = await wifi.saved();
+    expect(saved).toContainEqual({ ssid: 'Silo', auto_connect: false, active: false });
+    expect(saved).toContainEqual({ ssid: 'ShedWifi', auto_connect: true, active: true });
+    expect(await wifi.forget('Silo')).toEqual({ ssid: 'Silo', removed: 1 });
+    expect((await wifi.saved()).map((n) => n.ssid)).not.toContain('Silo');
+    await expect(wifi.forget('Silo')).rejects.toMatchObject({ status: 404 });
+  });
+
   it('reboot and power-off go to logind', async () => {
     const power = new LogindPower(bus);
     await power.reboot();
