@@ -12,12 +12,12 @@ export class RelaynodeAdminError extends Error {
   }
 }
 
-const PASSED_THROUGH = new Set([400, 404, 409, 422]);
+const PASSED_THROUGH = new Set([400, 404, 409, 422, 503]);
 
 /**
  * Relay node administration over MQTT request/response (`relaynode/<id>/request/<verb>`, answered on
  * `.../response/<verb>`, matched by transaction id). Never queued: broker down is 503 at once; no
- * answer within the bound is 504; the node's refusals keep their 4xx, any other error answer is 502 with its message.
+ * answer within the bound is 504; the node's refusals keep their 4xx (and its 503), any other error answer is 502 with its message.
  */
 export class RelaynodeAdmin {
   constructor(
@@ -51,11 +51,15 @@ export class RelaynodeAdmin {
       throw err;
     }
     if (reply.status === 'error') {
-      // The node's own refusals (a conflict, an invalid value) reach the client as the same 4xx;
-      // anything else it reports is a failure upstream: 502.
+      // The node's own refusals (a conflict, an invalid value) reach the client as the same 4xx, and
+      // "unavailable" (no NetworkManager, no logind) stays 503; anything else it reports is a 502.
       const code = reply.code ?? 502;
       const status = PASSED_THROUGH.has(code) ? (code as RelaynodeAdminError['status']) : 502;
-      throw new RelaynodeAdminError(status, `Relay node refused: ${reply.error ?? 'unknown error'}`);
+      const said = reply.error ?? 'unknown error';
+      throw new RelaynodeAdminError(
+        status,
+        status === 503 ? `Relay node: ${said}` : `Relay node refused: ${said}`,
+      );
     }
     return reply.data ?? null;
   }

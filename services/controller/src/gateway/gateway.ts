@@ -16,6 +16,7 @@ import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { overrideRoutes } from './routes-override.js';
 import { DEV_ENDPOINTS, relaynodeRoutes } from './routes-relaynode.js';
+import { relaynodeSystemRoutes } from './routes-relaynode-system.js';
 import { scheduleRoutes } from './routes-schedules.js';
 import { webhookRoutes } from './routes-webhooks.js';
 
@@ -124,6 +125,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const dev = opts.devMode === true && svc.mockGpio !== null;
   if (dev && svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
+  if (opts.relaynode) mount(relaynodeSystemRoutes(svc, opts.relaynode));
   if (opts.relaynode && dev) mount(relaynodeRoutes(opts.relaynode, opts.logger, DEV_ENDPOINTS));
 
   const audit = router();

@@ -51,6 +51,12 @@ export async function controllerSnapshot(t: TestApp, database: Database) {
   return { state: await generatorState(t), audit: await auditTail(database) };
 }
 
+/** The fuzzed relay node runs on mock hardware, without NetworkManager: its WiFi verbs answer 503. */
+const NO_WIFI = {
+  status: 503,
+  detail: 'Relay node: WiFi management is not available (no system message bus)',
+};
+
 /** The gateway in-process (Hono's app.request), with the test's bearer token on every request. */
 export function controllerTarget(t: TestApp, database: Database): RestTarget {
   return {
@@ -63,6 +69,13 @@ export function controllerTarget(t: TestApp, database: Database): RestTarget {
       return { status: res.status, text: await res.text() };
     },
     snapshot: () => controllerSnapshot(t, database),
+    allowed5xx: {
+      'GET /api/relaynode/wifi': NO_WIFI,
+      'GET /api/relaynode/wifi/scan': NO_WIFI,
+      'POST /api/relaynode/wifi/add': NO_WIFI,
+      'POST /api/relaynode/wifi/connect': NO_WIFI,
+      'POST /api/relaynode/wifi/forget': NO_WIFI,
+    },
     async afterAccept(req) {
       // Logging out revokes the token the fuzzer uses: take a new one so requests keep reaching validation.
       if (req.op === 'POST /api/auth/logout') await t.login();
