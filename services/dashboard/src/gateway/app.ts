@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
 import { createApp, type Logger, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { Context } from 'hono';
-import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
+import { basicAuthGuard, basicAuthOk, type Credentials } from './basic-auth.js';
 
 /** Where `vite build web` writes the console. */
 const WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -27,18 +27,18 @@ const OPEN_PATHS = new Set(['/health']);
 /** The dashboard's HTTP surface: a read-only view. No route changes any state. */
 export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
   const creds = opts.auth;
+  const basic = creds ? basicAuthGuard(creds) : null;
   // In the app's guard, before any route (documents and metrics included): read-only first, then
-  // the optional basic auth.
-  const guard = (c: Context): Response | undefined => {
+  // the optional basic auth (Hono's middleware).
+  const guard = async (c: Context): Promise<Response | undefined> => {
     if (!READ_METHODS.has(c.req.method)) {
       c.header('Allow', 'GET, HEAD');
       return c.json({ detail: `Method ${c.req.method} not allowed: the dashboard is read-only` }, 405);
     }
-    if (!creds || OPEN_PATHS.has(c.req.path) || basicAuthOk(c.req.header('authorization'), creds))
-      return undefined;
-    if (opts.metricsAuth && c.req.path === '/metrics') return undefined;
-    c.header('WWW-Authenticate', AUTH_CHALLENGE);
-    return c.json({ detail: 'Authentication required' }, 401);
+    if (!basic || OPEN_PATHS.has(c.req.path)) return undefined;
+    const refused = await basic(c);
+    if (refused && opts.metricsAuth && c.req.path === '/metrics') return undefined;
+    return refused;
   };
   const app = createApp({
     service: 'dashboard',
