@@ -366,7 +366,10 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
       });
       expect(again.status).toBe(304);
     }
-    expect(b.errors).toEqual([]);
+    // This stack's relay node runs on mock hardware without NetworkManager, so the relay node page's WiFi
+    // card gets (and shows) its 503; relaynode-admin.e2e.test.ts runs the page against one that has it.
+    const noWifi = /status of 503 .*\/api\/relaynode\/wifi(\/scan)?\)$/;
+    expect(b.errors.filter((e) => !noWifi.test(e))).toEqual([]);
     // Only the answers the tests provoked: wrong password (401), refused starts (409), a bad schedule time (422).
     for (const r of b.apiRejections) expect(r).toMatch(/status of (401|409|422)/);
   });

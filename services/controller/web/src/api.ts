@@ -1,4 +1,6 @@
+import type { relaynode, relaynodeSystem } from '@outpost/contracts';
 import { ApiError, type ApiOptions, apiFetch } from '@outpost/ui';
+import type { z } from 'zod';
 
 const TOKEN_KEY = 'outpost.controller.token';
 
@@ -63,3 +65,25 @@ export async function api<T>(path: string, opts: ApiOptions = {}): Promise<T> {
     throw err;
   }
 }
+
+/**
+ * Relay node WiFi and power administration, proxied by the controller over MQTT. A WiFi password goes
+ * out in a request body only; no answer type has a field for it.
+ */
+export type VisibleWifi = z.infer<typeof relaynode.WifiNetwork>;
+export type SavedWifi = z.infer<typeof relaynodeSystem.SavedWifiNetwork>;
+type WifiAction = z.infer<typeof relaynodeSystem.WifiActionResult>;
+type WifiForgot = z.infer<typeof relaynodeSystem.WifiForgetResult>;
+type PowerAnswer = z.infer<typeof relaynodeSystem.PowerResult>;
+
+export const relaynodeAdmin = {
+  scan: () => api<{ networks: VisibleWifi[] }>('/api/relaynode/wifi/scan'),
+  saved: () => api<{ networks: SavedWifi[] }>('/api/relaynode/wifi'),
+  add: (ssid: string, password: string, auto_connect: boolean) =>
+    api<WifiAction>('/api/relaynode/wifi/add', { body: { ssid, password, auto_connect } }),
+  connect: (ssid: string, password: string) =>
+    api<WifiAction>('/api/relaynode/wifi/connect', { body: { ssid, password } }),
+  forget: (ssid: string) => api<WifiForgot>('/api/relaynode/wifi/forget', { body: { ssid } }),
+  power: (action: 'reboot' | 'shutdown') =>
+    api<PowerAnswer>(`/api/relaynode/${action}`, { body: { confirm: true } }),
+};

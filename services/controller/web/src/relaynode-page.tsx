@@ -1,8 +1,9 @@
 import { Banner, Card } from '@outpost/ui';
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, relaynodeAdmin } from './api.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
+import { WifiCard } from './relaynode-wifi.js';
 
 interface NodeStatus {
   relay?: { relay_on?: boolean; armed?: boolean; failsafe_triggered?: boolean; physical_safety_engaged?: boolean };
@@ -49,9 +50,16 @@ function flatten(obj: unknown, prefix = '', out: [string, string][] = [], depth 
 }
 
 export function RelaynodePage() {
+  const st = useLoad(() => api<NodeStatus>('/api/relaynode/status'));
+  useEffect(() => {
+    const t = setInterval(st.reload, 5000);
+    return () => clearInterval(t);
+  }, [st.reload]);
   return (
     <>
-      <NodeStatusCard />
+      <NodeStatusCard st={st} />
+      <PowerCard relayOn={st.data?.relay?.relay_on === true} />
+      <WifiCard />
       <RebootCard />
       <NotifierCard />
       <SystemCard />
@@ -59,12 +67,9 @@ export function RelaynodePage() {
   );
 }
 
-function NodeStatusCard() {
-  const st = useLoad(() => api<NodeStatus>('/api/relaynode/status'));
-  useEffect(() => {
-    const t = setInterval(st.reload, 5000);
-    return () => clearInterval(t);
-  }, [st.reload]);
+type Loaded<T> = ReturnType<typeof useLoad<T>>;
+
+function NodeStatusCard({ st }: { st: Loaded<NodeStatus> }) {
   const r = st.data?.relay;
   return (
     <Card title="Relay node">
@@ -96,10 +101,46 @@ function NodeStatusCard() {
           </dl>
         </>
       ) : null}
-      <p class="muted">
-        WiFi networks are managed on the relay node itself (its /api/system/wifi endpoints need the system message
-        bus there); the controller does not relay them.
-      </p>
+    </Card>
+  );
+}
+
+const POWER = {
+  reboot: { label: 'Reboot relay node', ask: 'Reboot the relay node now?', done: 'Relay node rebooting' },
+  shutdown: {
+    label: 'Shut down relay node',
+    ask: 'Shut the relay node down now? It stays off until its power is cycled on site.',
+    done: 'Relay node shutting down',
+  },
+} as const;
+
+/**
+ * Reboot and shutdown, each behind a confirmation. The node refuses both while its relay is ON; the
+ * buttons say so as soon as the status shows it, and the node's own refusal is shown if it comes first.
+ */
+function PowerCard({ relayOn }: { relayOn: boolean }) {
+  const act = useAction();
+  const run = (action: keyof typeof POWER) => {
+    if (!confirm(POWER[action].ask)) return;
+    void act.run(() => relaynodeAdmin.power(action), POWER[action].done);
+  };
+  return (
+    <Card title="Relay node power">
+      <Feedback note={act.note} onClose={act.clear} testid="power-feedback" />
+      {relayOn ? (
+        <div data-testid="power-refused">
+          <Banner kind="info">
+            The relay is ON (generator running): the relay node refuses to reboot or shut down until it is OFF.
+          </Banner>
+        </div>
+      ) : null}
+      <div class="actions">
+        {(['reboot', 'shutdown'] as const).map((a) => (
+          <button key={a} type="button" disabled={act.busy || relayOn} onClick={() => run(a)}>
+            {POWER[a].label}
+          </button>
+        ))}
+      </div>
     </Card>
   );
 }
