@@ -145,11 +145,22 @@ command -v npm >/dev/null 2>&1 || die "npm is missing: apt-get install npm"
 NODE=$(command -v node)
 say "node $(node -v), npm $(npm -v)"
 
+# One system user per unit (outpost-<unit>), all in the group `outpost`, which may traverse DATA_DIR and
+# read the TLS certificate and key there and nothing else. Only the relay node gets gpio (and the polkit
+# rule), the controller gpio (BMS/HOA inputs), the simulator dialout (serial NMEA).
+UNIT_USERS="outpost-broker outpost-postgres outpost-notifier outpost-relay-node outpost-controller outpost-simulator outpost-dashboard"
 if [ "$SYSTEM" = 1 ]; then
-  say "user outpost"
+  say "users: $UNIT_USERS"
   getent group outpost >/dev/null || groupadd --system outpost
+  # The single user of earlier versions stays for a launcher run as root (its embedded PostgreSQL).
   id outpost >/dev/null 2>&1 || useradd --system --gid outpost --home-dir "$DATA_DIR" --shell /usr/sbin/nologin outpost
-  for g in gpio dialout; do getent group "$g" >/dev/null || groupadd --system "$g"; usermod -aG "$g" outpost; done
+  for u in $UNIT_USERS; do
+    id "$u" >/dev/null 2>&1 || useradd --system --gid outpost --no-create-home --home-dir / --shell /usr/sbin/nologin "$u"
+  done
+  for g in gpio dialout; do getent group "$g" >/dev/null || groupadd --system "$g"; done
+  usermod -aG gpio outpost-relay-node
+  usermod -aG gpio outpost-controller
+  usermod -aG dialout outpost-simulator
 fi
 
 # The new code is unpacked and installed beside the old, then swapped in: a failed download leaves the
@@ -215,7 +226,23 @@ fi
 if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
-if [ "$SYSTEM" = 1 ]; then chown -R outpost:outpost "$DATA_DIR"; fi
+if [ "$SYSTEM" = 1 ]; then
+  # Ownership for the per-unit users (the units' StateDirectory= hands relay-node/ and postgres/ to theirs).
+  chown root:outpost "$DATA_DIR" && chmod 0750 "$DATA_DIR"
+  # secrets.json: the embedded PostgreSQL provisions its roles from it; the services get theirs from $ETC.
+  [ -f "$DATA_DIR/secrets.json" ] && chown root:outpost-postgres "$DATA_DIR/secrets.json" && chmod 0640 "$DATA_DIR/secrets.json"
+  [ -f "$DATA_DIR/mqtt-users.json" ] && chown root:outpost-broker "$DATA_DIR/mqtt-users.json" && chmod 0640 "$DATA_DIR/mqtt-users.json"
+  [ -f "$DATA_DIR/simulator-password" ] && chown outpost-simulator:outpost "$DATA_DIR/simulator-password"
+  for d in relay-node postgres; do [ -d "$DATA_DIR/$d" ] && chown -R "outpost-$d:outpost" "$DATA_DIR/$d"; done
+  # TLS: every unit reads the certificate, the key and the CAs through the group; the CA key stays root's.
+  if [ -d "$DATA_DIR/tls" ]; then
+    chown -R root:outpost "$DATA_DIR/tls" && chmod 0750 "$DATA_DIR/tls"
+    for f in "$DATA_DIR"/tls/*.pem; do [ -f "$f" ] && chmod 0644 "$f"; done
+    [ -f "$DATA_DIR/tls/server.key" ] && chmod 0640 "$DATA_DIR/tls/server.key"
+    [ -f "$DATA_DIR/tls/ca.key" ] && chown root:root "$DATA_DIR/tls/ca.key" && chmod 0600 "$DATA_DIR/tls/ca.key"
+  fi
+  true
+fi
 
 if [ "$SYSTEMD" = 1 ]; then
   say "systemd units"

@@ -9,7 +9,7 @@
 // <service>.env files hold secrets and are rewritten on every run (mode 0600). A DATA_DIR paired by
 // `join.js apply` (a relay node on its own Pi) puts the controller's broker and the site in
 // relay-node.env, so a new join string takes effect on the next run.
-import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,6 +27,7 @@ const { values } = parseArgs({
 const { ensureSecrets } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
 const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
 const { DATABASE_ROLES } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
+const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
 const DATABASE_NAME = 'outpost';
 
 const dataDir = resolve(values['data-dir']);
@@ -58,8 +59,27 @@ if (!existsSync(join(out, 'outpost.env'))) {
 }
 write('broker.env', { MQTT_PORT: '1883', MQTT_WS_PORT: '9001', METRICS_PORT: '9883' });
 
+// TLS as `npm start` does it, from outpost.env (TLS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
+// TLS_NAMES, HOST): on unless HOST is loopback, the local CA under DATA_DIR/tls when no certificate is
+// given. tls.env, read by every unit after outpost.env, names the files; install-pi.sh makes them
+// readable by the units' group and keeps the CA key root's.
+const fileEnv = Object.fromEntries(
+  readFileSync(join(out, 'outpost.env'), 'utf8')
+    .split('\n')
+    .filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+);
+const tls = await setupTls({
+  env: fileEnv,
+  host: fileEnv.HOST || '0.0.0.0',
+  localHost: '127.0.0.1',
+  dataDir,
+});
+write('tls.env', tls.env);
+if (tls.on) process.stdout.write(`TLS on:\n${tls.lines.join('\n')}\n`);
+
 const ports = Object.fromEntries(SERVICES.map((s) => [s.name, s.defaultPort]));
-const ctx = { secrets, adminUsername: values['admin-username'], ports, host: '0.0.0.0' };
+const ctx = { secrets, adminUsername: values['admin-username'], ports, host: '0.0.0.0', tls: tls.on };
 for (const svc of SERVICES) {
   write(`${svc.name}.env`, {
     [svc.portEnv]: String(svc.defaultPort),
@@ -84,5 +104,5 @@ for (const role of DATABASE_ROLES) {
   });
 }
 process.stdout.write(
-  `wrote ${out}/{outpost,broker,${DATABASE_ROLES.map((r) => `${r}.db`).join(',')},${SERVICES.map((s) => s.name).join(',')}}.env\n`,
+  `wrote ${out}/{outpost,broker,tls,${DATABASE_ROLES.map((r) => `${r}.db`).join(',')},${SERVICES.map((s) => s.name).join(',')}}.env\n`,
 );

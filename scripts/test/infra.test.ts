@@ -135,11 +135,9 @@ describe('systemd units', () => {
   it('restarts, hardens and orders every service after the network and the broker', () => {
     for (const f of unitFiles.filter((u) => u.endsWith('.service'))) {
       expect(one(f, 'Restart'), f).toBe('always');
-      expect(one(f, 'User'), f).toBe('outpost');
       expect(one(f, 'NoNewPrivileges'), f).toBe('yes');
       expect(one(f, 'ProtectSystem'), f).toBe('strict');
       expect(one(f, 'ProtectHome'), f).toBe('yes');
-      expect(one(f, 'StateDirectory'), f).toBe('outpost');
       expect(one(f, 'After'), f).toContain('network-online.target');
       expect(one(f, 'WantedBy'), f).toBe('outpost.target');
       // The broker and the embedded PostgreSQL need nothing of each other; every service needs the broker.
@@ -168,6 +166,113 @@ describe('systemd units', () => {
       expect(one(f, 'CapabilityBoundingSet'), f).toBe('');
       expect(one(f, 'AmbientCapabilities'), f).toBe('');
     }
+  });
+
+  // Security review: a service that is broken into must not reach the others' files or processes.
+  describe('one user per service (security)', () => {
+    const services = unitFiles.filter((f) => f.endsWith('.service'));
+    const install = readFileSync(join(infra, 'install', 'install-pi.sh'), 'utf8');
+    const polkit = readFileSync(join(infra, 'polkit', '50-outpost.rules'), 'utf8');
+
+    it('each unit runs as its own named user in the group outpost, with its processes hidden', () => {
+      const users = services.map((f) => one(f, 'User'));
+      expect(users).toEqual(services.map((f) => f.replace(/\.service$/, '')));
+      expect(new Set(users).size).toBe(services.length);
+      for (const f of services) {
+        expect(one(f, 'Group'), f).toBe('outpost');
+        expect(one(f, 'ProtectProc'), f).toBe('invisible');
+        expect(one(f, 'DynamicUser'), f).toBe('');
+        expect(one(f, 'UMask'), f).toBe('0077');
+      }
+    });
+
+    it('install-pi.sh creates every unit user, in the group outpost, before anything is chowned to it', () => {
+      const list = /^UNIT_USERS="([^"]+)"/m.exec(install)?.[1]?.split(' ') ?? [];
+      expect(new Set(list)).toEqual(new Set(services.map((f) => one(f, 'User'))));
+      expect(install).toMatch(/useradd --system --gid outpost [^\n]*"\$u"/);
+      expect(install.indexOf('useradd --system --gid outpost')).toBeLessThan(
+        install.indexOf('chown root:outpost "$DATA_DIR"'),
+      );
+      // The hardware groups only where needed.
+      expect(install).toContain('usermod -aG gpio outpost-relay-node');
+      expect(install).toContain('usermod -aG gpio outpost-controller');
+      expect(install).toContain('usermod -aG dialout outpost-simulator');
+      expect(install).not.toMatch(/chown -R outpost:outpost/);
+    });
+
+    it('only the relay node and the embedded PostgreSQL keep state, each in its own directory', () => {
+      const state = Object.fromEntries(services.map((f) => [f, one(f, 'StateDirectory')]));
+      expect(state).toEqual({
+        ...Object.fromEntries(services.map((f) => [f, ''])),
+        'outpost-relay-node.service': 'outpost/relay-node',
+        'outpost-postgres.service': 'outpost/postgres',
+      });
+    });
+
+    it('polkit grants NetworkManager and logind reboot/power-off to the relay node user only', () => {
+      expect(polkit).toContain('subject.user !== "outpost-relay-node"');
+      expect(polkit.match(/subject\.user/g)).toHaveLength(1);
+      for (const action of [
+        'org.freedesktop.login1.reboot',
+        'org.freedesktop.login1.power-off',
+        'org.freedesktop.NetworkManager.network-control',
+      ])
+        expect(polkit).toContain(`"${action}"`);
+      expect(polkit).not.toMatch(
+        /login1\.(suspend|hibernate|set-|manage)|NetworkManager\.settings\.modify\.own/,
+      );
+    });
+
+    it('the relay node has a systemd watchdog it can ping from its own process tree', () => {
+      const u = 'outpost-relay-node.service';
+      expect(Number(one(u, 'WatchdogSec'))).toBeGreaterThanOrEqual(10);
+      expect(Number(one(u, 'WatchdogSec'))).toBeLessThanOrEqual(60);
+      expect(one(u, 'NotifyAccess')).toBe('all');
+      for (const f of services.filter((x) => x !== u)) expect(one(f, 'WatchdogSec'), f).toBe('');
+    });
+
+    it('TLS under systemd: every unit reads tls.env after its other files; the key is group-readable, the CA key root only', () => {
+      for (const f of services) {
+        const files = units.get(f)?.get('EnvironmentFile') ?? [];
+        expect(files.at(-1), f).toBe('-/etc/outpost/tls.env');
+      }
+      expect(install).toContain('chown -R root:outpost "$DATA_DIR/tls"');
+      expect(install).toContain('chmod 0640 "$DATA_DIR/tls/server.key"');
+      expect(install).toContain(
+        'chown root:root "$DATA_DIR/tls/ca.key" && chmod 0600 "$DATA_DIR/tls/ca.key"',
+      );
+    });
+  });
+
+  it('write-env.mjs names the TLS files in tls.env (on unless HOST is loopback) and the services call each other over https', () => {
+    const dir = tempDir('env-tls');
+    const run = () =>
+      spawnSync(
+        process.execPath,
+        [join(unitDir, 'write-env.mjs'), '--data-dir', join(dir, 'data'), '--out', join(dir, 'etc')],
+        {
+          encoding: 'utf8',
+        },
+      );
+    expect(run().status).toBe(0);
+    const tlsEnv = readFileSync(join(dir, 'etc', 'tls.env'), 'utf8');
+    expect(tlsEnv).toContain(`TLS_CERT_FILE=${join(dir, 'data', 'tls', 'server.pem')}\n`);
+    expect(tlsEnv).toContain(`TLS_KEY_FILE=${join(dir, 'data', 'tls', 'server.key')}\n`);
+    expect(tlsEnv).toContain(`NODE_EXTRA_CA_CERTS=${join(dir, 'data', 'tls', 'trust.pem')}\n`);
+    expect(statSync(join(dir, 'data', 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
+    const controller = readFileSync(join(dir, 'etc', 'controller.env'), 'utf8');
+    expect(controller).toContain('RELAYNODE_URL=https://127.0.0.1:8001\n');
+    expect(controller).toContain('NOTIFIER_URL=https://127.0.0.1:8002\n');
+    // An operator's TLS=off in outpost.env: plain, and no certificate named.
+    writeFileSync(
+      join(dir, 'etc', 'outpost.env'),
+      `${readFileSync(join(dir, 'etc', 'outpost.env'), 'utf8')}TLS=off\n`,
+    );
+    expect(run().status).toBe(0);
+    expect(readFileSync(join(dir, 'etc', 'tls.env'), 'utf8')).not.toContain('TLS_CERT_FILE=/');
+    expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
+      'RELAYNODE_URL=http://127.0.0.1:8001\n',
+    );
   });
 
   it('the Pi install script and the broker helper scripts are valid sh', () => {

@@ -2,6 +2,7 @@ import { GpioUnavailableError } from '@outpost/gpiochip';
 import { ConfigError, createLogger, stopOnSignals, stopSignals } from '@outpost/runtime';
 import { MISSING_SECRET, readConfig } from './config.js';
 import { type RunningNode, startRelayNode } from './service.js';
+import { startWatchdog, type Watchdog } from './system/watchdog.js';
 
 if (!process.env.RELAYNODE_API_SECRET) {
   process.stderr.write(`${MISSING_SECRET}\n`);
@@ -22,6 +23,7 @@ try {
 // Synchronous: the relay OFF line written on every exit path must reach the log.
 const logger = createLogger({ service: 'relaynode', level: config.logLevel, sync: true });
 let running: RunningNode | null = null;
+let watchdog: Watchdog | null = null;
 
 const GRACE_MS = 3_000;
 let stopReason = 'shutdown';
@@ -31,6 +33,7 @@ async function close(): Promise<void> {
   // An asked-for stop is routine; anything else (a crash, a closed session) deserves attention.
   const orderly = stopReason === 'SIGTERM' || stopReason === 'SIGINT';
   logger[orderly ? 'info' : 'warn']({ reason: stopReason }, 'relay node stopping: relay OFF');
+  watchdog?.stop();
   await running?.close(stopReason);
 }
 
@@ -72,3 +75,5 @@ try {
   running?.driver.close();
   process.exit(1);
 }
+// Pings start once the node is up; the unit's WatchdogSec leaves room for a slow start.
+watchdog = startWatchdog(logger);
