@@ -176,13 +176,14 @@ DRIVE=$(CTL="$P_CTL" RLY="$P_RLY" SECRETS="$RFS/var/lib/outpost/secrets.json" AD
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const health = {};
   for (const [name, url] of [["controller", ctl], ["relay-node", rly]]) health[name] = (await fetch(`${url}/health`)).status;
-  health.broker = (await fetch(`${ctl}/health`).then((r) => r.json())).broker ?? null;
   let token;
   for (const password of [process.env.ADMIN_PASSWORD, secrets.ADMIN_PASSWORD]) {
     const r = await fetch(`${ctl}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password }) });
     if (r.ok) { token = (await r.json()).access_token; break; }
   }
   if (!token) throw new Error("controller login refused");
+  // The broker state is part of the detail /health shows to a logged-in caller only.
+  health.broker = (await fetch(`${ctl}/health`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json())).broker ?? null;
   const post = (path) => fetch(`${ctl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
   const relayOn = async () => (await (await fetch(`${rly}/api/relay/state`, { headers: { "X-API-Key": secrets.RELAYNODE_API_SECRET } })).json()).relay_on;
   const until = async (what, fn, ms = 120000) => { const end = Date.now() + ms; while (Date.now() < end) { if (await fn()) return; await sleep(20); } throw new Error(`timed out waiting for ${what}`); };

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,15 @@ import { freePort, sleep, until } from './helpers/processes.js';
  * works, and the ACL refuses what is outside an account's rules.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DASHBOARD_AUTH = 'ops:stack-dashboard-pass';
+
+/** The short HS256 token the controller signs its notifier calls with (contracts SERVICE_TOKEN). */
+function serviceToken(secret: string): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: 'admin', iss: 'outpost-controller', aud: 'outpost-notifier', iat: now, exp: now + 60 })}`;
+  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
 const _infra = join(root, 'infra');
 const CI = process.env.CI === 'true';
 
@@ -92,6 +102,36 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
   // Under root the embedded PostgreSQL runs as its own user, which must reach DATA_DIR/postgres.
   chmodSync(dir, 0o711);
   let secrets: Secrets;
+
+  /** What each service takes as its own credential, for /health's detail. */
+  const credentials = async (name: string): Promise<Record<string, string>> => {
+    switch (name) {
+      case 'controller':
+      case 'simulator': {
+        const controller = name === 'controller';
+        const res = await fetch(`${url(name)}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(
+            controller
+              ? { username: 'admin', password: secrets.ADMIN_PASSWORD }
+              : { username: secrets.SIMULATOR_USERNAME ?? 'admin', password: secrets.SIMULATOR_PASSWORD },
+          ),
+        });
+        if (controller)
+          return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` };
+        return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] as string };
+      }
+      case 'relay-node':
+        return { 'x-api-key': secrets.RELAYNODE_API_SECRET };
+      case 'notifier':
+        return { authorization: `Bearer ${serviceToken(secrets.NOTIFIER_API_SECRET)}` };
+      case 'dashboard':
+        return { authorization: `Basic ${Buffer.from(DASHBOARD_AUTH).toString('base64')}` };
+      default:
+        throw new Error(`no credential for ${name}`);
+    }
+  };
   let mosquitto: ChildProcess | null = null;
   let launcher: ChildProcess | null = null;
   let launcherOut = '';
@@ -129,6 +169,8 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         START_TIMEOUT_SECONDS: '75',
+        // /health's detail needs each service's credential; the dashboard's is DASHBOARD_AUTH.
+        DASHBOARD_AUTH: DASHBOARD_AUTH,
         // This site lets Home Assistant arm as well (arming is not in the default set).
         AUTOMATION_COMMANDS: 'start,stop,arm,disarm,override_force_stop',
         ...Object.fromEntries(SERVICES.map((s) => [PORT_ENV[s.name] as string, String(ports[s.name])])),
@@ -164,10 +206,15 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
     timeout: 30_000,
   }, async () => {
     for (const s of SERVICES) {
+      const headers = await credentials(s.name);
       const health = await until(`${s.name} broker connected`, async () => {
-        const body = (await (await fetch(`${url(s.name)}/health`)).json()) as { broker?: string };
+        const body = (await (await fetch(`${url(s.name)}/health`, { headers })).json()) as {
+          broker?: string;
+        };
         return body.broker === 'connected' ? body : undefined;
       });
+      // Without them: up, and nothing more.
+      expect(await (await fetch(`${url(s.name)}/health`)).json(), s.name).toEqual({ status: 'healthy' });
       expect(health, s.name).toMatchObject({ broker: 'connected' });
     }
     // The accounts in force are the generated ones: a wrong password is refused.
@@ -211,7 +258,7 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
     const relay = async () =>
       (
         (await (
-          await fetch(`${url('relay-node')}/api/dev/status`, {
+          await fetch(`${url('relay-node')}/api/relay/state`, {
             headers: { 'X-API-Key': secrets.RELAYNODE_API_SECRET },
           })
         ).json()) as { relay_on: boolean }
@@ -302,7 +349,9 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
     timeout: 30_000,
   }, async () => {
     for (const s of SERVICES) {
-      const res = await fetch(`${url(s.name)}/metrics`);
+      // Only the dashboard has DASHBOARD_AUTH here, which covers its /metrics too.
+      const headers = s.name === 'dashboard' ? await credentials(s.name) : {};
+      const res = await fetch(`${url(s.name)}/metrics`, { headers });
       expect(res.status, s.name).toBe(200);
       const text = await res.text();
       const families = parsePrometheusTextFormat(text);
@@ -327,7 +376,9 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
       if (s.name === 'dashboard') {
         // Mosquitto's own $SYS figures: every service and this test's clients are connected.
         await until('broker figures on the dashboard', async () => {
-          const now = parsePrometheusTextFormat(await (await fetch(`${url(s.name)}/metrics`)).text());
+          const now = parsePrometheusTextFormat(
+            await (await fetch(`${url(s.name)}/metrics`, { headers })).text(),
+          );
           return (
             Number(now.find((f) => f.name === 'dashboard_broker_clients_connected')?.metrics[0]?.value) >= 5
           );

@@ -116,7 +116,7 @@ describe.skipIf(!haveMosquitto && !CI).each(['embedded broker', 'Mosquitto'])(
       const controller = `http://127.0.0.1:${a.ports.CONTROLLER_PORT}`;
       const relay = `http://127.0.0.1:${relayPort}`;
       const relayOn = async () => {
-        const res = await fetch(`${relay}/api/dev/status`, {
+        const res = await fetch(`${relay}/api/relay/state`, {
           headers: { 'X-API-Key': secretsA.RELAYNODE_API_SECRET },
         });
         return ((await res.json()) as { relay_on: boolean }).relay_on;

@@ -246,6 +246,8 @@ export async function startStack() {
     RELAYNODE_API_SECRET: RELAYNODE_SECRET,
     RELAYNODE_ID,
     GPIO_MODE: 'mock',
+    // The EPO cycles press the mock contact through /api/dev/epo.
+    DEV_MODE: 'true',
     HARDWARE_SAFETY_ENABLED: 'true',
     MQTT_URL: mqttUrl,
     DATA_DIR: join(dataDir, 'relay-node'),
