@@ -59,7 +59,7 @@ describe('createApp', () => {
   });
 
   it('answers /health with {status} only without the credential, or with a wrong one', async () => {
-    for (const headers of [{}, { 'x-api-key': 'wrong' }]) {
+    for (const headers of [{}, { 'x-api-key': 'wrong' }] as Record<string, string>[]) {
       const res = await makeApp().request('/health', { headers });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ status: 'healthy' });
