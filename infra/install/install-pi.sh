@@ -228,7 +228,8 @@ if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
 fi
 if [ "$SYSTEM" = 1 ]; then
   # Ownership for the per-unit users (the units' StateDirectory= hands relay-node/ and postgres/ to theirs).
-  chown root:outpost "$DATA_DIR" && chmod 0750 "$DATA_DIR"
+  # The embedded PostgreSQL owns DATA_DIR itself: initdb's password file goes beside its cluster.
+  chown outpost-postgres:outpost "$DATA_DIR" && chmod 0750 "$DATA_DIR"
   # secrets.json: the embedded PostgreSQL provisions its roles from it; the services get theirs from $ETC.
   [ -f "$DATA_DIR/secrets.json" ] && chown root:outpost-postgres "$DATA_DIR/secrets.json" && chmod 0640 "$DATA_DIR/secrets.json"
   [ -f "$DATA_DIR/mqtt-users.json" ] && chown root:outpost-broker "$DATA_DIR/mqtt-users.json" && chmod 0640 "$DATA_DIR/mqtt-users.json"

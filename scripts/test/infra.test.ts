@@ -191,7 +191,7 @@ describe('systemd units', () => {
       expect(new Set(list)).toEqual(new Set(services.map((f) => one(f, 'User'))));
       expect(install).toMatch(/useradd --system --gid outpost [^\n]*"\$u"/);
       expect(install.indexOf('useradd --system --gid outpost')).toBeLessThan(
-        install.indexOf('chown root:outpost "$DATA_DIR"'),
+        install.indexOf('chown outpost-postgres:outpost "$DATA_DIR"'),
       );
       // The hardware groups only where needed.
       expect(install).toContain('usermod -aG gpio outpost-relay-node');
@@ -207,6 +207,8 @@ describe('systemd units', () => {
         'outpost-relay-node.service': 'outpost/relay-node',
         'outpost-postgres.service': 'outpost/postgres',
       });
+      const writable = services.filter((f) => one(f, 'ReadWritePaths') !== '');
+      expect(writable).toEqual(['outpost-postgres.service']);
     });
 
     it('polkit grants NetworkManager and logind reboot/power-off to the relay node user only', () => {
