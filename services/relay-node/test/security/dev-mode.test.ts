@@ -1,5 +1,7 @@
 import { createLogger } from '@outpost/runtime';
+import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
+import { startTestBroker } from '../peers.js';
 import { startTestNode } from '../service-helpers.js';
 
 /**
@@ -32,6 +34,42 @@ describe('relay node development endpoints need DEV_MODE=true (security)', () =>
       await n.stop();
     }
   });
+
+  it('the same over MQTT: without DEV_MODE the dev-epo request is refused and the contact stays released', async () => {
+    const broker = await startTestBroker();
+    const mqttConfig = { url: broker.url, username: undefined, password: undefined, prefix: 'outpost' };
+    const answer = async (devMode: boolean) => {
+      const n = await startTestNode({ config: { devMode, mqtt: mqttConfig } });
+      const client = await mqtt.connectAsync(broker.url, { clientId: `dev-${devMode}-${process.pid}` });
+      try {
+        await n.bus!.waitConnected(5_000);
+        const reply = new Promise<Record<string, unknown>>((resolve) =>
+          client.on('message', (_t, p) => resolve(JSON.parse(p.toString()))),
+        );
+        await client.subscribeAsync('outpost/relaynode/main/response/dev-epo', { qos: 1 });
+        await client.publishAsync(
+          'outpost/relaynode/main/request/dev-epo',
+          JSON.stringify({ transaction: `tx-${devMode}`, data: { engaged: true } }),
+          { qos: 1 },
+        );
+        const r = await reply;
+        return { r, engaged: n.node.isEpoEngaged };
+      } finally {
+        await client.endAsync();
+        await n.stop();
+      }
+    };
+    try {
+      const off = await answer(false);
+      expect(off.r).toMatchObject({ status: 'error' });
+      expect(off.engaged).toBe(false);
+      const on = await answer(true);
+      expect(on.r).toMatchObject({ status: 'ok' });
+      expect(on.engaged).toBe(true);
+    } finally {
+      await broker.close();
+    }
+  }, 30_000);
 
   it('DEV_MODE=true: the endpoints work and one warning line says so', async () => {
     const { n, devWarnings } = await start(true);
