@@ -107,14 +107,6 @@ beforeAll(async () => {
     const line = `${JSON.stringify({ lat, lon: -122.31, alt_ft: 1200, speed_kts: 90, heading: 180 })}\n`;
     feeds.push(setInterval(() => feed.send(line, listenPort, '127.0.0.1'), 500));
   }
-  // The stack's default simulator: connected to the bus, never started, so it sends no heartbeat.
-  run(SIMULATOR_MAIN, {
-    MQTT_URL: broker.url,
-    SERVICE_ID: 'sim-idle',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PASSWORD: 'integration-secret',
-  });
 }, 30_000);
 
 afterAll(async () => {
@@ -210,7 +202,15 @@ describe('fleet dashboard with real processes', () => {
   }, 20_000);
 
   it('an idle simulator that is not rebroadcasting shows "no heartbeat (not rebroadcasting)", not offline', async () => {
-    const end = Date.now() + 10_000;
+    // The stack's default simulator: connected to the bus, never started, so it sends no heartbeat.
+    run(SIMULATOR_MAIN, {
+      MQTT_URL: broker.url,
+      SERVICE_ID: 'sim-idle',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PASSWORD: 'integration-secret',
+    });
+    const end = Date.now() + 15_000;
     let idle: FleetSimulator | undefined;
     while (!idle?.available && Date.now() < end) {
       if (idle) await new Promise((r) => setTimeout(r, 100));
@@ -228,7 +228,7 @@ describe('fleet dashboard with real processes', () => {
     const live = FleetState.parse(await next()).simulators.find(isSim('sim-idle'));
     expect(live?.status).toBe('no heartbeat (not rebroadcasting)');
     ws.close();
-  }, 15_000);
+  }, 25_000);
 
   it('the dashboard process refuses every mutating method on every path', async () => {
     for (const path of ['/api/status', '/ws', '/', '/health', '/api/openapi.json', '/api/anything']) {
