@@ -22,6 +22,7 @@ import {
   listenWebSocket,
 } from './listeners.js';
 import { DEFAULT_LOGIN_GATE, LoginGate, type LoginGateOptions } from './login-gate.js';
+import { useFifoBacklog } from './delivery-backlog.js';
 import { createRedisBackplane, type RedisBackplane } from './redis.js';
 import { BrokerCounters, createBrokerRegistry, publishSysStats } from './stats.js';
 import { type MqttUser, type Principal, type UsersFile, verifyPassword } from './users.js';
@@ -250,12 +251,15 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   let redis: RedisBackplane | null = null;
   if (opts.redisUrl) redis = createRedisBackplane(opts.redisUrl, opts.redisPrefix ?? `${prefix}:`);
 
-  const aedes = await Aedes.createBroker({
+  const aedes = new Aedes({
     ...hooks,
     connectTimeout: (opts.connectTimeoutSeconds ?? 10) * 1000,
     ...(opts.id ? { id: opts.id } : {}),
     ...(redis ? { persistence: redis.persistence, mq: redis.mq } : {}),
   });
+  // Before anything is published: fan-in otherwise makes delivery quadratic (see delivery-backlog.ts).
+  useFifoBacklog((aedes as unknown as { mq: unknown }).mq);
+  await aedes.listen();
   aedes.on('clientError', (client, err) =>
     log.debug({ clientId: client?.id, err: err.message }, 'client error'),
   );

@@ -14,6 +14,7 @@ import {
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Aedes } from 'aedes';
+import { coalesceWrites } from './write-coalescing.js';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 
 /** PEM certificate chain and key of a TLS listener. */
@@ -76,6 +77,7 @@ export async function listenTcp(
   const server = createTcpServer((socket) => {
     if (!admit(socket, socket.remoteAddress ?? '')) return void socket.destroy();
     socket.setNoDelay(true);
+    coalesceWrites(socket);
     aedes.handle(socket);
   });
   const sockets = trackSockets(server);
@@ -97,6 +99,7 @@ export async function listenTls(
   const server = createTlsServer({ cert: tls.cert, key: tls.key }, (socket: TLSSocket) => {
     if (!admit(socket, socket.remoteAddress ?? '')) return void socket.destroy();
     socket.setNoDelay(true);
+    coalesceWrites(socket);
     aedes.handle(socket);
   });
   // A failed handshake is the client's problem; without a listener Node would only log it.
