@@ -29,8 +29,8 @@ const page = (title: string, head: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`;
 
 export function mountDocs(app: OpenAPIHono, title: string, specPath = '/api/openapi.json'): void {
-  // validatorUrl null: Swagger UI would otherwise load a badge from validator.swagger.io for a spec
-  // served from any host but localhost.
+  // validatorUrl null: never the online validator badge (Swagger UI's default points at
+  // validator.swagger.io), so the page stays on this host whatever the spec's address.
   const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specPath)}, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });`;
   // One route for every asset: a fixed path beside a parameter would cost every request the
   // slower router (Hono's RegExpRouter refuses that overlap).
