@@ -129,13 +129,52 @@ function fromRows(json, file) {
   };
 }
 
+/** The fan-in rows of broker/bench/out/bench-results.json: many publishers into one subscriber. */
+function fanInFigures(f, mv) {
+  const issue = f.issue ?? ISSUE_OF.broker;
+  const what = `${f.config.publishers} publishers → 1 subscriber`;
+  const [e0, m0] = [f.embedded[0], f.mosquitto[0]];
+  const [e1, m1] = [f.embedded[1], f.mosquitto[1]];
+  const delivered = (r) => `${r.delivered}/${r.sent} delivered`;
+  return [
+    figure(`embedded broker fan-in QoS 0 throughput, ${what}`, issue, e0.msgPerSec, 'msg/s', {
+      goal: 0.5,
+      goal_text: '≥ 0.5 × Mosquitto',
+      ratio: f.qos0ThroughputRatio,
+      ratio_to: `${mv} ${m0.msgPerSec} msg/s`,
+      met: f.qos0ThroughputRatio >= 0.5,
+      context: `p50 ${e0.p50Ms} vs ${m0.p50Ms} ms, p99 ${e0.p99Ms} vs ${m0.p99Ms} ms; ${delivered(e0)} vs ${delivered(m0)}; broker CPU ${e0.brokerCpuPct}% vs ${m0.brokerCpuPct}%`,
+    }),
+    figure(`embedded broker fan-in QoS 0 p99 latency, ${what}`, issue, e0.p99Ms, 'ms', {
+      ratio: m0.p99Ms ? e0.p99Ms / m0.p99Ms : undefined,
+      ratio_to: `${mv} ${m0.p99Ms} ms`,
+      context: `open loop: every publisher sends as fast as the broker reads; p50 ${e0.p50Ms} vs ${m0.p50Ms} ms`,
+    }),
+    figure(`embedded broker fan-in QoS 1 delivered, ${what}`, issue, e1.delivered, 'messages', {
+      goal: e1.sent,
+      goal_text: 'delivered = sent',
+      ratio: e1.sent ? e1.delivered / e1.sent : undefined,
+      ratio_to: `${e1.sent} sent`,
+      met: e1.delivered === e1.sent,
+      context: `${mv} ${delivered(m1)}; p50 ${e1.p50Ms} vs ${m1.p50Ms} ms, p99 ${e1.p99Ms} vs ${m1.p99Ms} ms`,
+    }),
+    figure(`embedded broker fan-in QoS 1 throughput, ${what}`, issue, e1.msgPerSec, 'msg/s', {
+      ratio: m1.msgPerSec ? e1.msgPerSec / m1.msgPerSec : undefined,
+      ratio_to: `${mv} ${m1.msgPerSec} msg/s (${delivered(m1)})`,
+      context: `broker CPU ${e1.brokerCpuPct}% vs ${m1.brokerCpuPct}%`,
+    }),
+  ];
+}
+
 /** broker/bench/out/bench-results.json: the embedded broker and Mosquitto, same load, same run. */
 function fromBroker(json) {
   const issue = ISSUE_OF.broker;
   const phase = (who, qos, mode) => json[who].phases.find((p) => p.qos === qos && p.mode === mode);
   const mv = json.mosquitto.version ? `Mosquitto ${json.mosquitto.version}` : 'Mosquitto';
   const figures = [];
-  for (const qos of [0, 1]) {
+  // A run of the fan-in workload alone (BENCH_PARTS=fan-in) has no point-to-point phases.
+  const pointToPoint = json.embedded.phases.length > 0;
+  for (const qos of pointToPoint ? [0, 1] : []) {
     const [e, m] = [phase('embedded', qos, 'throughput'), phase('mosquitto', qos, 'throughput')];
     const goal = qos === 0 ? 0.5 : undefined;
     const ratio =
@@ -159,7 +198,7 @@ function fromBroker(json) {
       ),
     );
   }
-  for (const qos of [0, 1]) {
+  for (const qos of pointToPoint ? [0, 1] : []) {
     const [e, m] = [phase('embedded', qos, 'paced'), phase('mosquitto', qos, 'paced')];
     figures.push(
       figure(
@@ -175,6 +214,7 @@ function fromBroker(json) {
       ),
     );
   }
+  if (json.fanIn) figures.push(...fanInFigures(json.fanIn, mv));
   return {
     source: 'broker',
     date: json.date ?? null,

@@ -96,6 +96,23 @@ export class BenchClient {
     this.socket.write(publishFrame(topic, payload, qos, qos ? this.id() : 0));
   }
 
+  /**
+   * Resolves once the message is handed to the kernel (QoS 0) or acknowledged (QoS 1), as a library
+   * client's publish callback would; a pipelining publisher awaits only some of them.
+   */
+  publishAcked(topic: Buffer, payload: Buffer, qos: 0 | 1): Promise<void> {
+    if (qos === 0) {
+      return new Promise((resolve, reject) =>
+        this.socket.write(publishFrame(topic, payload, 0, 0), (err) => (err ? reject(err) : resolve())),
+      );
+    }
+    const messageId = this.id();
+    return new Promise((resolve) => {
+      this.pending.set(messageId, resolve);
+      this.socket.write(publishFrame(topic, payload, 1, messageId));
+    });
+  }
+
   close(): void {
     this.socket.destroy();
   }

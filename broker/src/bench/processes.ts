@@ -119,20 +119,26 @@ export async function startMosquitto(): Promise<BrokerUnderTest> {
   };
 }
 
-/** The embedded broker as it really runs: `node dist/main.js`, anonymous, no WebSocket clients. */
+/**
+ * The embedded broker as it really runs: `node dist/main.js`, anonymous, no WebSocket clients. Every
+ * bench client comes from 127.0.0.1, so the per-address cap is lifted as Mosquitto's is.
+ * BENCH_BROKER_NODE_ARGS adds Node flags, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile.
+ */
 export async function startEmbedded(): Promise<BrokerUnderTest> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'outpost-bench-aedes-'));
   const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
   const aedesPkg = join(dirname(fileURLToPath(import.meta.resolve('aedes'))), 'package.json');
   const aedesVersion = (JSON.parse(readFileSync(aedesPkg, 'utf8')) as { version: string }).version;
-  const proc = spawn(process.execPath, [main], {
+  const nodeArgs = (process.env.BENCH_BROKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, main], {
     env: {
       PATH: process.env.PATH ?? '',
       MQTT_HOST: '127.0.0.1',
       MQTT_PORT: String(port),
       MQTT_WS_PORT: '0',
       MQTT_ALLOW_ANONYMOUS: 'true',
+      MQTT_MAX_CONNECTIONS_PER_IP: '100000',
       DATA_DIR: dir,
       LOG_LEVEL: 'error',
     },

@@ -1,10 +1,10 @@
 /**
  * `npm run bench`: the embedded broker against Mosquitto, same load generator, same machine, same run.
- * 1,000 clients on loopback; client i subscribes to bench/<run>/i and publishes to client i+1's topic,
- * so every message crosses the broker once. Per QoS: a saturating phase (each client keeps a fixed
- * window of messages in flight) for throughput, and a paced phase at a fixed total rate for latency
- * with headroom. Each measurement runs twice per broker, interleaved. Prints a table and writes
- * bench/out/bench-results.json.
+ * Point to point: 1,000 clients on loopback; client i subscribes to bench/<run>/i and publishes to
+ * client i+1's topic, so every message crosses the broker once. Per QoS: a saturating phase (each
+ * client keeps a fixed window of messages in flight) for throughput, and a paced phase at a fixed total
+ * rate for latency with headroom. Fan-in: 100 publishers into one subscriber (see fan-in.ts). Each
+ * measurement runs twice per broker, interleaved. Prints tables and writes bench/out/bench-results.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BenchClient } from './bench-client.js';
+import { type FanInConfig, type FanInSection, fanInSideBySide, fanInTable } from './fan-in.js';
 import { type BrokerUnderTest, cpuSeconds, startEmbedded, startMosquitto } from './processes.js';
 
 const env = (name: string, fallback: number) => {
@@ -24,6 +25,15 @@ const RATE = env('BENCH_RATE', 5_000);
 const SECONDS = env('BENCH_SECONDS', 2);
 const WARMUP_MS = 1000;
 const PAYLOAD_BYTES = 64;
+const FAN_IN: FanInConfig = {
+  publishers: env('BENCH_FANIN_PUBLISHERS', 100),
+  messagesPerPublisher: env('BENCH_FANIN_MESSAGES', 2000),
+  awaitEvery: env('BENCH_FANIN_AWAIT_EVERY', 100),
+  payloadBytes: PAYLOAD_BYTES,
+  quietMs: 3000,
+};
+/** Which workloads run: `point-to-point`, `fan-in`, or both (the default), comma-separated. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'point-to-point,fan-in').split(',').map((p) => p.trim()));
 
 type Mode = 'throughput' | 'paced';
 
@@ -196,7 +206,8 @@ function summarize(c: Contender): BrokerResult {
   const phases: PhaseResult[] = [];
   for (const qos of [0, 1] as const) {
     for (const mode of ['throughput', 'paced'] as const) {
-      phases.push(average(c.runs.filter((r) => r.qos === qos && r.mode === mode)));
+      const runs = c.runs.filter((r) => r.qos === qos && r.mode === mode);
+      if (runs.length) phases.push(average(runs));
     }
   }
   return {
@@ -240,52 +251,87 @@ function table(embedded: BrokerResult, mosquitto: BrokerResult): string {
   return out.join('\n');
 }
 
+async function pointToPoint(started0: BrokerUnderTest[]): Promise<[BrokerResult, BrokerResult]> {
+  const [a, b] = [
+    await prepare(started0[0] as BrokerUnderTest),
+    await prepare(started0[1] as BrokerUnderTest),
+  ];
+  for (const qos of [0, 1] as const) {
+    for (const mode of ['throughput', 'paced'] as const) {
+      for (const c of [a, b, b, a]) {
+        const r = await phase(c.fleet, c.broker, qos, mode);
+        c.runs.push(r);
+        process.stderr.write(
+          `  ${c.broker.name.padEnd(16)} QoS ${qos} ${mode.padEnd(10)} ${String(r.msgPerSec).padStart(7)} msg/s` +
+            `  p99 ${r.p99Ms} ms  broker CPU ${r.brokerCpuPct}%  load generator CPU ${r.loadgenCpuPct}%\n`,
+        );
+      }
+    }
+  }
+  for (const c of [a, b]) for (const client of c.fleet.clients) client.close();
+  return [summarize(a), summarize(b)];
+}
+
+const untested = (b: BrokerUnderTest): BrokerResult => ({
+  broker: b.name,
+  version: b.version,
+  connectSeconds: 0,
+  phases: [],
+  runs: [],
+});
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = round(loadavg()[0] ?? 0, 2);
   process.stderr.write(
-    `MQTT broker benchmark: ${CLIENTS} clients on 127.0.0.1, ${PAYLOAD_BYTES}-byte payloads, window ${WINDOW}, ` +
-      `${SECONDS} s per phase, ${cpus().length} CPUs\n`,
+    `MQTT broker benchmark: ${[...PARTS].join(' and ')} on 127.0.0.1, ${PAYLOAD_BYTES}-byte payloads, ` +
+      `${cpus().length} CPUs; point to point: ${CLIENTS} clients, window ${WINDOW}, ${SECONDS} s per phase; ` +
+      `fan-in: ${FAN_IN.publishers} publishers x ${FAN_IN.messagesPerPublisher} messages, ` +
+      `awaiting every ${FAN_IN.awaitEvery}th\n`,
   );
   // Both brokers stay up with their own client fleets; each phase runs A, B, B, A so that a change
   // in background load during the run weighs on both alike.
   const started0 = [await startEmbedded(), await startMosquitto()];
-  let embedded: BrokerResult;
-  let mosquitto: BrokerResult;
+  const [eb, mb] = started0 as [BrokerUnderTest, BrokerUnderTest];
+  let embedded = untested(eb);
+  let mosquitto = untested(mb);
+  let fanIn: FanInSection | null = null;
   try {
-    const [a, b] = [
-      await prepare(started0[0] as BrokerUnderTest),
-      await prepare(started0[1] as BrokerUnderTest),
-    ];
-    for (const qos of [0, 1] as const) {
-      for (const mode of ['throughput', 'paced'] as const) {
-        for (const c of [a, b, b, a]) {
-          const r = await phase(c.fleet, c.broker, qos, mode);
-          c.runs.push(r);
-          process.stderr.write(
-            `  ${c.broker.name.padEnd(16)} QoS ${qos} ${mode.padEnd(10)} ${String(r.msgPerSec).padStart(7)} msg/s` +
-              `  p99 ${r.p99Ms} ms  broker CPU ${r.brokerCpuPct}%  load generator CPU ${r.loadgenCpuPct}%\n`,
-          );
-        }
-      }
+    if (PARTS.has('point-to-point')) [embedded, mosquitto] = await pointToPoint(started0);
+    if (PARTS.has('fan-in')) {
+      fanIn = await fanInSideBySide(
+        { name: eb.name, port: eb.port, pid: eb.pid },
+        { name: mb.name, port: mb.port, pid: mb.pid },
+        FAN_IN,
+        (line) => process.stderr.write(`${line}\n`),
+      );
     }
-    for (const c of [a, b]) for (const client of c.fleet.clients) client.close();
-    embedded = summarize(a);
-    mosquitto = summarize(b);
   } finally {
     await Promise.all(started0.map((x) => x.stop()));
   }
 
-  const e0 = embedded.phases.find((p) => p.qos === 0 && p.mode === 'throughput') as PhaseResult;
-  const m0 = mosquitto.phases.find((p) => p.qos === 0 && p.mode === 'throughput') as PhaseResult;
-  const ratio = round(e0.msgPerSec / m0.msgPerSec, 2);
-  const verdict = ratio >= 0.5 ? 'met' : 'NOT met';
+  const e0 = embedded.phases.find((p) => p.qos === 0 && p.mode === 'throughput');
+  const m0 = mosquitto.phases.find((p) => p.qos === 0 && p.mode === 'throughput');
+  const ratio = e0 && m0 ? round(e0.msgPerSec / m0.msgPerSec, 2) : null;
 
-  process.stdout.write(`\n${table(embedded, mosquitto)}\n\n`);
+  if (ratio !== null) {
+    process.stdout.write(`\n${table(embedded, mosquitto)}\n\n`);
+    process.stdout.write(
+      `Goal: embedded QoS 0 throughput >= 0.5 x Mosquitto's: ${ratio >= 0.5 ? 'met' : 'NOT met'} (ratio ${ratio}).\n`,
+    );
+  }
+  if (fanIn) {
+    const e1 = fanIn.embedded[1] as { delivered: number; sent: number };
+    process.stdout.write(`\n${fanInTable(fanIn)}\n\n`);
+    process.stdout.write(
+      `Goal: fan-in QoS 0 throughput >= 0.5 x Mosquitto's: ${fanIn.qos0ThroughputRatio >= 0.5 ? 'met' : 'NOT met'} ` +
+        `(ratio ${fanIn.qos0ThroughputRatio}); QoS 1 delivered = sent: ${e1.delivered === e1.sent ? 'met' : 'NOT met'} ` +
+        `(${e1.delivered}/${e1.sent}).\n`,
+    );
+  }
   const loadAfter = round(loadavg()[0] ?? 0, 2);
   process.stdout.write(
-    `Goal: embedded QoS 0 throughput >= 0.5 x Mosquitto's: ${verdict} (ratio ${ratio}).\n` +
-      `Machine load average ${loadBefore} before, ${loadAfter} after, on ${cpus().length} CPUs: ` +
+    `Machine load average ${loadBefore} before, ${loadAfter} after, on ${cpus().length} CPUs: ` +
       'other work on the machine competes with both brokers and the load generator.\n' +
       'Both brokers are driven by the same single-process load generator on the same machine; where the\n' +
       "generator's CPU is near 100% it, not the broker, is the ceiling (see loadgenCpuPct in the JSON).\n",
@@ -309,7 +355,8 @@ async function main(): Promise<void> {
     mosquitto,
     loadAverage: { before: loadBefore, after: loadAfter },
     qos0ThroughputRatio: ratio,
-    goalMet: ratio >= 0.5,
+    goalMet: ratio === null ? null : ratio >= 0.5,
+    fanIn,
     totalSeconds: round((performance.now() - started) / 1000, 1),
   };
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
