@@ -40,6 +40,17 @@ export const UnixMillis = z.number().int().nonnegative().max(32503680000000);
  */
 export const UpdatedAt = UnixSeconds;
 
+/**
+ * `updated_at` as read from a peer that may run an earlier version, which sent milliseconds: during a
+ * two-host upgrade a controller upgraded first must still read the relay node's state (EPO, relay)
+ * until the node is upgraded too. A millisecond value (always over 10^12 today) is read as seconds;
+ * every publisher of this version sends seconds, and what is passed on is seconds.
+ */
+export const UpdatedAtFromEarlierVersions = z.union([
+  UpdatedAt,
+  UnixMillis.min(1e12).transform((ms) => Math.floor(ms / 1000)),
+]);
+
 export const boundedString = (max: number) => z.string().max(max);
 
 /** Request/response over MQTT: `<svc>/<id>/request/<verb>` → `.../response/<verb>`. */

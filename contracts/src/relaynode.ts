@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UnixMillis, UnixSeconds, UpdatedAt } from './common.js';
+import { UnixMillis, UnixSeconds, UpdatedAtFromEarlierVersions } from './common.js';
 import { RebootDay } from './enums.js';
 
 /**
@@ -98,7 +98,7 @@ export const RelaynodeState = z.object({
   epoch: z.string().max(64).nullable(),
   last_heartbeat: UnixSeconds.nullable(),
   timeout_seconds: z.number().int().positive(),
-  updated_at: UpdatedAt,
+  updated_at: UpdatedAtFromEarlierVersions,
 });
 export type RelaynodeState = z.infer<typeof RelaynodeState>;
 

@@ -45,11 +45,24 @@ describe('updated_at on MQTT: one unit, Unix seconds', () => {
     );
   });
 
-  it.each(fields.map(([path, schema]) => ({ path, schema })))(
-    '$path takes whole seconds and refuses milliseconds and ISO text',
-    ({ schema }) => {
-      expect(schema.safeParse(SECONDS).success).toBe(true);
-      expect(schema.safeParse(MILLIS).success).toBe(false);
+  // The one field read from a peer that may be an earlier version (see UpdatedAtFromEarlierVersions).
+  const FROM_EARLIER_VERSIONS = new Set(['relaynodeState.updated_at']);
+
+  it.each(
+    fields.filter(([path]) => !FROM_EARLIER_VERSIONS.has(path)).map(([path, schema]) => ({ path, schema })),
+  )('$path takes whole seconds and refuses milliseconds and ISO text', ({ schema }) => {
+    expect(schema.safeParse(SECONDS).success).toBe(true);
+    expect(schema.safeParse(MILLIS).success).toBe(false);
+    expect(schema.safeParse(SECONDS + 0.5).success).toBe(false);
+    expect(schema.safeParse(new Date(MILLIS).toISOString()).success).toBe(false);
+  });
+
+  it.each([...FROM_EARLIER_VERSIONS])(
+    "%s reads an earlier relay node's milliseconds as seconds, and seconds as they are",
+    (path) => {
+      const schema = fields.find(([p]) => p === path)![1];
+      expect(schema.parse(SECONDS)).toBe(SECONDS);
+      expect(schema.parse(MILLIS + 999)).toBe(SECONDS);
       expect(schema.safeParse(SECONDS + 0.5).success).toBe(false);
       expect(schema.safeParse(new Date(MILLIS).toISOString()).success).toBe(false);
     },

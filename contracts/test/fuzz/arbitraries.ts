@@ -157,8 +157,12 @@ function validInner(s: JsonSchema, resolve: Resolver, name: string, depth: numbe
       // A port that accepts nothing: a generated SMTP server or UDP target must not reach a real peer.
       if (/(^|_)port$/.test(name) && lo <= 9 && hi >= 9) return fc.constant(9);
       {
-        const min = Math.max(Math.ceil(loEx ? lo + 1 : lo), -(2 ** 31));
-        const max = Math.min(Math.floor(hiEx ? hi - 1 : hi), 2 ** 31 - 1);
+        const min = Math.max(Math.ceil(loEx ? lo + 1 : lo), Number.MIN_SAFE_INTEGER);
+        const max = Math.min(Math.floor(hiEx ? hi - 1 : hi), Number.MAX_SAFE_INTEGER);
+        // fc.integer stops at 32 bits; millisecond timestamps and their kin do not.
+        if (min < -(2 ** 31) || max > 2 ** 31 - 1) {
+          return fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map(Number);
+        }
         // Small values half the time: ids of rows the fuzzer itself created are small.
         return fc.oneof(
           fc.integer({ min, max: Math.min(max, Math.max(min, 0) + 8) }),

@@ -1,7 +1,7 @@
 import { browserTestsEnabled, type E2EBrowser, openBrowser } from '@outpost/ui/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, PASSWORD, type Stack, startStack } from './stack.js';
+import { ADMIN, adminToken, PASSWORD, type Stack, startStack } from './stack.js';
 
 /**
  * The console's Settings page on a stack of its own: a password change ends every session, and the
@@ -17,12 +17,7 @@ describe.skipIf(!browserTestsEnabled())('console settings in Chromium', () => {
     stack = await startStack();
     origin = { url: stack.controller.url };
     b = await openBrowser();
-    const login = await fetch(`${origin.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: ADMIN, password: PASSWORD }),
-    });
-    token = ((await login.json()) as { access_token: string }).access_token;
+    token = await adminToken(origin.url);
   }, 60_000);
 
   afterAll(async () => {

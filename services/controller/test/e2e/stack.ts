@@ -127,3 +127,13 @@ export async function startStack(): Promise<Stack> {
     throw err;
   }
 }
+
+/** A bearer token for the console's admin, as the login form gets it. */
+export async function adminToken(controllerUrl: string): Promise<string> {
+  const login = await fetch(`${controllerUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ADMIN, password: PASSWORD }),
+  });
+  return ((await login.json()) as { access_token: string }).access_token;
+}

@@ -1,6 +1,6 @@
 import { browserTestsEnabled, type E2EBrowser, openBrowser } from '@outpost/ui/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, PASSWORD, type Stack, startStack } from './stack.js';
+import { adminToken, type Stack, startStack } from './stack.js';
 
 /**
  * A start pressed in the console while the MQTT broker is down is recorded, and the console says the
@@ -17,12 +17,7 @@ describe.skipIf(!browserTestsEnabled())('console start while the broker is down'
   beforeAll(async () => {
     stack = await startStack();
     b = await openBrowser();
-    const login = await fetch(`${stack.controller.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: ADMIN, password: PASSWORD }),
-    });
-    token = ((await login.json()) as { access_token: string }).access_token;
+    token = await adminToken(stack.controller.url);
   }, 60_000);
 
   afterAll(async () => {
