@@ -288,6 +288,17 @@ function fromDashboard(json) {
           context: `p50 ${json.first_byte_period_ms.p50_max_over_processes} ms, max ${json.first_byte_period_ms.max} ms; whole message p99 ${json.fleet_state_period_ms.p99_max_over_processes} ms`,
         },
       ),
+      ...(json.other_cpu_percent?.broker === undefined
+        ? []
+        : [
+            atMost(
+              `embedded broker CPU, ${load} (heartbeat and position each)`,
+              24,
+              json.other_cpu_percent.broker,
+              '% of a core',
+              goals.broker_cpu_percent ?? 60,
+            ),
+          ]),
       figure('dashboard WebSocket clients dropped', issue, json.ws_clients_closed, 'clients', {
         goal: goals.ws_clients_dropped,
         goal_text: `= ${goals.ws_clients_dropped ?? 0}`,
