@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RelaynodeRequestVerb, WifiNetwork } from './relaynode.js';
+import { WifiNetwork } from './relaynode.js';
 
 /**
  * Relay node WiFi and power administration as the controller proxies it (REST `/api/relaynode/wifi*`,
@@ -10,16 +10,7 @@ import { type RelaynodeRequestVerb, WifiNetwork } from './relaynode.js';
  */
 
 /** MQTT request verbs for this administration, part of `relaynode.RELAYNODE_REQUEST_VERBS`. */
-export const RELAYNODE_SYSTEM_VERBS = [
-  'wifi-scan',
-  'wifi-list',
-  'wifi-add',
-  'wifi-connect',
-  'wifi-forget',
-  'reboot',
-  'shutdown',
-] as const satisfies readonly RelaynodeRequestVerb[];
-export type RelaynodeSystemVerb = (typeof RELAYNODE_SYSTEM_VERBS)[number];
+export { RELAYNODE_SYSTEM_VERBS, type RelaynodeSystemVerb } from './relaynode.js';
 
 /** Removes every saved NetworkManager connection of this SSID. */
 export const WifiForgetRequest = z.object({ ssid: z.string().min(1).max(32) }).strict();

@@ -177,6 +177,18 @@ export const RelaynodeNotificationsStatus = z.object({
 });
 export type RelaynodeNotificationsStatus = z.infer<typeof RelaynodeNotificationsStatus>;
 
+/** WiFi and power administration verbs; their schemas are in relaynode-system.ts. */
+export const RELAYNODE_SYSTEM_VERBS = [
+  'wifi-scan',
+  'wifi-list',
+  'wifi-add',
+  'wifi-connect',
+  'wifi-forget',
+  'reboot',
+  'shutdown',
+] as const;
+export type RelaynodeSystemVerb = (typeof RELAYNODE_SYSTEM_VERBS)[number];
+
 /**
  * Verbs the relay node answers on `relaynode/<id>/request/<verb>` (reply on `.../response/<verb>`),
  * so the controller can proxy administration without a direct route. `data` is the REST body.
@@ -191,14 +203,7 @@ export const RELAYNODE_REQUEST_VERBS = [
   'notifications-test',
   'system',
   'dev-epo',
-  // WiFi and power administration, schemas in relaynode-system.ts
-  'wifi-scan',
-  'wifi-list',
-  'wifi-add',
-  'wifi-connect',
-  'wifi-forget',
-  'reboot',
-  'shutdown',
+  ...RELAYNODE_SYSTEM_VERBS,
 ] as const;
 export const RelaynodeRequestVerb = z.enum(RELAYNODE_REQUEST_VERBS);
 export type RelaynodeRequestVerb = z.infer<typeof RelaynodeRequestVerb>;
