@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createMqtt, type Logger, metricsAuthFromEnv, type OutpostMqtt, serveApp } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
-import { HeartbeatPublisher } from './bus/heartbeat.js';
+import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';

@@ -3,7 +3,7 @@ import type { OutpostMqtt } from '@outpost/runtime';
 import type { DomainLogger } from '../domain/types.js';
 import type { EventSink } from '../outbox/dispatcher.js';
 import type { ControllerService } from '../service.js';
-import type { DesiredSink, HeartbeatPublisher } from './heartbeat.js';
+import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { applySetCommand } from './set-handler.js';
 import { StatePublisher, type StateSink } from './state-publisher.js';
 

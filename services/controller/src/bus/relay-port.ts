@@ -1,6 +1,6 @@
 import { relaynode } from '@outpost/contracts';
 import type { DomainLogger, RelayPort } from '../domain/types.js';
-import type { DesiredSink, HeartbeatPublisher } from './heartbeat.js';
+import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 
 export interface RelayNodeRestOptions {
   /** RELAYNODE_URL, e.g. http://relaynode.local:8001 */

@@ -1,9 +1,9 @@
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { Clock } from '../domain/clock.js';
 import type { GeneratorController, RelayReport } from '../domain/generator-controller.js';
-import { SlaveLink } from '../domain/slave-link.js';
+import { RelayNodeConnection } from '../domain/relay-node-connection.js';
 import type { DomainLogger } from '../domain/types.js';
-import type { HeartbeatPublisher } from './heartbeat.js';
+import type { HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 
 export interface RelaynodeLinkOptions {
   bus: OutpostMqtt;
@@ -23,9 +23,9 @@ const RESYNC_MIN_MS = 250;
  * once per heartbeat interval, and reports connection, missed heartbeats, EPO, relay and failsafe to
  * the state machine. A node that comes back (or reboots) gets a heartbeat at once.
  */
-export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<SlaveLink> {
+export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<RelayNodeConnection> {
   const { bus, relaynodeId: id, heartbeat, controller, clock, logger } = opts;
-  const link = new SlaveLink(opts.intervalSeconds * 1000, () => heartbeat.leaseView());
+  const link = new RelayNodeConnection(opts.intervalSeconds * 1000, () => heartbeat.leaseView());
   let lastResync = Number.NEGATIVE_INFINITY;
 
   const report = (r: RelayReport) => {

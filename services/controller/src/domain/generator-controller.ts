@@ -39,7 +39,7 @@ export class GeneratorController extends GeneratorCore {
   private lastRefusal: string | null = null;
   private relayOnMismatch = false;
   /** What the relay node last reported its relay to be; null until it has reported. */
-  private slaveRelayOn: boolean | null = null;
+  private nodeRelayOn: boolean | null = null;
   private pendingBms: boolean | null = null;
   private readonly bmsDebounce = new TimerSlot(this.deps.clock, () => this.applyDebouncedBms());
   private readonly quietExpiry = new TimerSlot(this.deps.clock, () => this.fireQuietExpiry());
@@ -420,9 +420,9 @@ export class GeneratorController extends GeneratorCore {
               ),
         );
       }
-      const relayChanged = report.relay_on !== undefined && report.relay_on !== this.slaveRelayOn;
+      const relayChanged = report.relay_on !== undefined && report.relay_on !== this.nodeRelayOn;
       if (report.relay_on !== undefined) {
-        this.slaveRelayOn = report.relay_on;
+        this.nodeRelayOn = report.relay_on;
         const mismatch = report.relay_on && !s.generator_running;
         if (mismatch && !this.relayOnMismatch) {
           this.deps.logger.warn(
@@ -512,7 +512,7 @@ export class GeneratorController extends GeneratorCore {
       at.phase === this.phase &&
       at.hoa === this.hoa &&
       at.bms === this.bmsActive &&
-      at.relay === this.slaveRelayOn
+      at.relay === this.nodeRelayOn
     ) {
       return this.lastView;
     }
@@ -521,10 +521,10 @@ export class GeneratorController extends GeneratorCore {
       phase: this.phase,
       hoa: this.hoa,
       bms: this.bmsActive,
-      relay: this.slaveRelayOn,
+      relay: this.nodeRelayOn,
       now,
     };
-    this.lastView = Object.freeze({ ...super.view(), slave_relay_on: this.slaveRelayOn });
+    this.lastView = Object.freeze({ ...super.view(), slave_relay_on: this.nodeRelayOn });
     return this.lastView;
   }
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DesiredSink, HeartbeatPublisher } from '../bus/heartbeat.js';
+import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { controllerStats } from '../ha/stats.js';
 import type { ControllerService } from '../service.js';
 

@@ -36,7 +36,7 @@ import {
   until,
   watchProcess,
 } from '../../../../contracts/test/fuzz/mqtt.js';
-import { HeartbeatPublisher } from '../../src/bus/heartbeat.js';
+import { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import { attachRelaynodeLink } from '../../src/bus/relaynode-link.js';

@@ -3,7 +3,7 @@ import { createMqtt, type OutpostMqtt } from '@outpost/runtime';
 import mqtt from 'mqtt';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeartbeatPublisher } from '../../src/bus/heartbeat.js';
+import { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
 import type { Database } from '../../src/db/connection.js';
 import { outbox } from '../../src/db/schema.js';

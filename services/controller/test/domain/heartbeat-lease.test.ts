@@ -1,7 +1,7 @@
 import type { relaynode } from '@outpost/contracts';
 import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
-import { HeartbeatPublisher } from '../../src/bus/heartbeat.js';
+import { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { silentLogger } from '../helpers/harness.js';
 
 function rig() {

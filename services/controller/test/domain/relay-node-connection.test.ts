@@ -1,6 +1,6 @@
 import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
-import { type LeaseView, type NodeReport, SlaveLink } from '../../src/domain/slave-link.js';
+import { type LeaseView, type NodeReport, RelayNodeConnection } from '../../src/domain/relay-node-connection.js';
 
 const INTERVAL = 10_000;
 
@@ -8,7 +8,7 @@ const INTERVAL = 10_000;
 function rig() {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const lease: LeaseView = { epoch: 'ours', lastSeq: null, onSinceSeq: null };
-  const link = new SlaveLink(INTERVAL, () => lease);
+  const link = new RelayNodeConnection(INTERVAL, () => lease);
   const node: NodeReport = {
     relay_on: false,
     armed: false,

@@ -20,7 +20,8 @@ export interface LeaseView {
 }
 
 /**
- * The slave connection rule. The node is connected while all three hold:
+ * The relay node connection rule (the spec's slave_connection_status). The node is connected while all
+ * three hold:
  * 1. its availability is `online` (birth / last will),
  * 2. its retained state was received within 2 heartbeat intervals (the node republishes on every
  *    heartbeat it applies, so a live link refreshes it every interval),
@@ -31,7 +32,7 @@ export interface LeaseView {
  * After boot the status stays `unknown` until the rule holds or the link is shown down (node
  * offline, or 2 missed intervals).
  */
-export class SlaveLink {
+export class RelayNodeConnection {
   private online: boolean | null = null;
   private node: NodeReport | null = null;
   private nodeAt: number | null = null;

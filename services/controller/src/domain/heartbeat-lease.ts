@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { relaynode } from '@outpost/contracts';
-import type { Clock } from '../domain/clock.js';
-import type { DomainLogger, RelayPort } from '../domain/types.js';
+import type { Clock } from './clock.js';
+import type { DomainLogger, RelayPort } from './types.js';
 
 /** Where desired states go (the relaynodeDesired topic); publish throws while disconnected. */
 export interface DesiredSink {
