@@ -11,7 +11,7 @@ import {
 } from '@outpost/runtime';
 import { attachFleetSubscriber } from './bus/fleet-subscriber.js';
 import type { DashboardConfig } from './config.js';
-import { createDashboardMetrics } from './metrics.js';
+import { createDashboardMetrics } from './metrics/dashboard-metrics.js';
 import { attachBrokerMetrics } from './metrics/broker-metrics.js';
 import { FleetTracker } from './domain/fleet.js';
 import { SiteTracker } from './domain/sites.js';
