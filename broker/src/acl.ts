@@ -1,25 +1,17 @@
+import { DEFAULT_PREFIX, filterMatches } from '@outpost/contracts';
 import type { Principal } from './users.js';
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
 
-export const DEFAULT_TOPIC_PREFIX = 'outpost';
+/** The services' topic prefix, so a broker started without MQTT_TOPIC_PREFIX guards the topics they use. */
+export const DEFAULT_TOPIC_PREFIX = DEFAULT_PREFIX;
 /** Home Assistant's discovery prefix (HA_DISCOVERY_PREFIX). */
 export const DEFAULT_HA_PREFIX = 'homeassistant';
 
 const OK: Verdict = { ok: true };
 const refuse = (reason: string): Verdict => ({ ok: false, reason });
 
-/** True when `filter` (with + and #) matches the concrete `topic`. */
-export function filterMatches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length) return false;
-    if (f[i] !== '+' && f[i] !== t[i]) return false;
-  }
-  return f.length === t.length;
-}
+export { filterMatches };
 
 /**
  * True when every topic the `requested` filter can match is also matched by `allowed`,

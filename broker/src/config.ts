@@ -1,3 +1,4 @@
+import { DEFAULT_PREFIX } from '@outpost/contracts';
 import { envBool, parseConfig } from '@outpost/runtime';
 import { z } from 'zod';
 
@@ -38,7 +39,7 @@ export const BrokerEnv = z.object({
   MQTT_TOPIC_PREFIX: z
     .string()
     .refine((s) => !/[/#+]/.test(s) && !s.includes('\u0000'), 'must be one topic level (no "/", "+", "#")')
-    .default('outpost'),
+    .default(DEFAULT_PREFIX),
   METRICS_PORT: port.optional(),
   /** Home Assistant's discovery prefix, as the controller and the simulators are given it. */
   HA_DISCOVERY_PREFIX: z
