@@ -12,24 +12,8 @@ export interface ModeFlagsFull {
   usb_output: boolean;
 }
 
-export interface NetworkSettings {
-  protocol: 'udp' | 'tcp';
-  target_ip: string;
-  port: number;
-  /** What the sender publishes: NMEA sentences (default) or JSON lines a receiver here ingests. */
-  sender_format: 'nmea' | 'json';
-  listen_port: number;
-  efb_enabled: boolean;
-  efb_sim_name: string;
-  efb_broadcast: boolean;
-  efb_broadcast_address: string;
-  efb_ip_enabled: boolean;
-  efb_target_ips: string[];
-  rebroadcast_usb: boolean;
-  rebroadcast_udp: boolean;
-  rebroadcast_udp_ip: string;
-  rebroadcast_udp_port: number;
-}
+/** Every field of the network contract is set in the settings in use; a request may send any subset. */
+export type NetworkSettings = Required<simulator.NetworkConfig>;
 
 export interface SerialSettings {
   device: string | null;
@@ -45,7 +29,7 @@ export interface Settings {
 
 export interface SettingsDefaults {
   listenPort: number;
-  protocol: 'udp' | 'tcp';
+  protocol: NetworkSettings['protocol'];
   retransmitPort: number;
   efbSimName: string;
   efbBroadcastAddress: string;

@@ -1,3 +1,5 @@
+import type { simulator } from '@outpost/contracts';
+
 /** The parts of GET /api/status (and WS status_update) this console reads. */
 export interface ModeFlags {
   standalone: boolean;
@@ -7,23 +9,8 @@ export interface ModeFlags {
   usb_output: boolean;
 }
 
-export interface NetworkSettings {
-  protocol: 'udp' | 'tcp';
-  target_ip: string;
-  port: number;
-  sender_format: 'nmea' | 'json';
-  listen_port: number;
-  efb_enabled: boolean;
-  efb_sim_name: string;
-  efb_broadcast: boolean;
-  efb_broadcast_address: string;
-  efb_ip_enabled: boolean;
-  efb_target_ips: string[];
-  rebroadcast_usb: boolean;
-  rebroadcast_udp: boolean;
-  rebroadcast_udp_ip: string;
-  rebroadcast_udp_port: number;
-}
+/** The status always carries every network field; POST /api/config/network takes any subset. */
+export type NetworkSettings = Required<simulator.NetworkConfig>;
 
 export interface Status {
   running: boolean;
