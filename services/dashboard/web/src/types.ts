@@ -1,26 +1,6 @@
-/** The dashboard's fleet_state (GET /api/status and every /ws message). */
-export interface FleetSimulator {
-  id: string;
-  online: boolean;
-  available: boolean;
-  sim_reachable: boolean | null;
-  receiving_udp: boolean | null;
-  uptime_seconds: number | null;
-  mode: string | null;
-  running: boolean | null;
-  lat: number | null;
-  lon: number | null;
-  altitude_ft: number | null;
-  speed_kts: number | null;
-  heading: number | null;
-  last_heartbeat_age_seconds: number | null;
-  last_position_age_seconds: number | null;
-  last_input_age_seconds: number | null;
-  /** offline, no heartbeat (not rebroadcasting), stopped, no input, feed lost or online. */
-  status: string;
-  receiving_input: boolean | null;
-  simulator_ip: string | null;
-}
+import type { FleetSimulator } from '@outpost/contracts';
+
+export type { FleetSimulator };
 
 export interface FleetSite {
   id: string;
@@ -33,6 +13,7 @@ export interface FleetSite {
   physical_safety_engaged: boolean | null;
 }
 
+/** The dashboard's fleet_state (GET /api/status and every /ws message). */
 export interface FleetState {
   type: 'fleet_state';
   timestamp_ms: number;
