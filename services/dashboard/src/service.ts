@@ -9,6 +9,7 @@ import {
   serveApp,
   systemClock,
 } from '@outpost/runtime';
+import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { attachFleetSubscriber } from './bus/fleet-subscriber.js';
 import type { DashboardConfig } from './config.js';
 import { createDashboardMetrics } from './metrics/dashboard-metrics.js';
@@ -16,7 +17,6 @@ import { attachBrokerMetrics } from './metrics/broker-metrics.js';
 import { FleetTracker } from './domain/fleet.js';
 import { SiteTracker } from './domain/sites.js';
 import { type BuiltSnapshot, buildSnapshot } from './domain/snapshot.js';
-import { startTicker, type Ticker } from './domain/ticker.js';
 import { buildDashboardApp } from './gateway/app.js';
 import { attachFleetSockets, type FleetSockets } from './gateway/ws-fleet.js';
 

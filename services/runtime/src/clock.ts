@@ -8,9 +8,10 @@ export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
   setTimeout(fn: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle | undefined | null): void;
+  // unknown, not TimerHandle: callers keep handles in fields typed unknown and clear them as they are.
+  clearTimeout(handle: unknown): void;
   setInterval(fn: () => void, ms: number): TimerHandle;
-  clearInterval(handle: TimerHandle | undefined | null): void;
+  clearInterval(handle: unknown): void;
 }
 
 export const systemClock: Clock = {
@@ -24,6 +25,42 @@ export const systemClock: Clock = {
     if (h) clearInterval(h as NodeJS.Timeout);
   },
 };
+
+/** One timer slot: arming it again replaces the previous deadline. */
+export class TimerSlot {
+  private handle: TimerHandle | null = null;
+  private deadline: number | null = null;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly fire: () => void,
+  ) {}
+
+  at(deadline: number | null): void {
+    if (deadline === this.deadline && this.handle !== null) return;
+    this.cancel();
+    if (deadline === null) return;
+    this.deadline = deadline;
+    this.handle = this.clock.setTimeout(
+      () => {
+        this.handle = null;
+        this.deadline = null;
+        this.fire();
+      },
+      Math.max(0, deadline - this.clock.now()),
+    );
+  }
+
+  cancel(): void {
+    if (this.handle !== null) this.clock.clearTimeout(this.handle);
+    this.handle = null;
+    this.deadline = null;
+  }
+
+  get pending(): number | null {
+    return this.deadline;
+  }
+}
 
 interface ManualTimer {
   id: number;
@@ -54,13 +91,13 @@ export class ManualClock implements Clock {
     return this.add(fn, ms, Math.max(1, ms));
   }
 
-  clearTimeout(handle: TimerHandle | undefined | null): void {
+  clearTimeout(handle: unknown): void {
     if (handle && typeof (handle as { id?: unknown }).id === 'number') {
       this.timers.delete((handle as { id: number }).id);
     }
   }
 
-  clearInterval(handle: TimerHandle | undefined | null): void {
+  clearInterval(handle: unknown): void {
     this.clearTimeout(handle);
   }
 

@@ -1,9 +1,7 @@
 import type { MqttClient } from 'mqtt';
+import type { DomainLogger } from './domain-logger.js';
 
-export interface DiscoveryLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type DiscoveryLogger = Pick<DomainLogger, 'info' | 'warn'>;
 
 export interface DiscoveryPublisherOptions {
   client: MqttClient;

@@ -1,5 +1,5 @@
 export { createApp, DEFAULT_BODY_LIMIT, HttpError, type OutpostApp, validationHook } from './app.js';
-export { type Clock, ManualClock, systemClock } from './clock.js';
+export { type Clock, ManualClock, systemClock, type TimerHandle, TimerSlot } from './clock.js';
 export {
   baseEnvShape,
   ConfigError,
@@ -11,6 +11,7 @@ export {
 } from './config.js';
 export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
+export type { DomainLogger } from './domain-logger.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export { type MetricsAuth, metricsAuthFromEnv, metricsEnvShape, metricsGuard } from './metrics-auth.js';
@@ -31,6 +32,7 @@ export {
 } from './outbound.js';
 export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
+export { startTicker, type Ticker, type TickerClock } from './ticker.js';
 export { type ServerTls, serverTlsFromEnv } from './tls.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
 export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/clock.js';
+import { ManualClock, TimerSlot } from '../src/clock.js';
 
 describe('ManualClock', () => {
   it('fires due timers in time order and not before', () => {
@@ -24,6 +24,27 @@ describe('ManualClock', () => {
     clock.clearInterval(h);
     clock.advance(5000);
     expect(at).toEqual([2000, 3000, 4000]);
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('TimerSlot', () => {
+  it('re-arming replaces the deadline, and cancel clears it', () => {
+    const clock = new ManualClock(0);
+    let fired = 0;
+    const slot = new TimerSlot(clock, () => fired++);
+    slot.at(100);
+    slot.at(300);
+    expect(slot.pending).toBe(300);
+    clock.advance(200);
+    expect(fired).toBe(0);
+    clock.advance(100);
+    expect(fired).toBe(1);
+    expect(slot.pending).toBeNull();
+    slot.at(500);
+    slot.cancel();
+    clock.advance(1000);
+    expect(fired).toBe(1);
     expect(clock.pending()).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type generator, NOTIFICATION_EVENTS, type NotificationEvent } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime/clock';
+import type { DomainLogger } from '@outpost/runtime/domain-logger';
 import { Lanes } from './lanes.js';
 import { DEFAULT_TEMPLATES, eventVariables, render } from './templates.js';
 import type {
@@ -13,11 +14,7 @@ import type {
   SettingRecord,
 } from './types.js';
 
-export interface DomainLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { DomainLogger };
 
 /** Waits after failed attempt 1, 2, 3: four attempts in all, the last about 2.5 minutes after the first. */
 export const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000];

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { simulator } from '@outpost/contracts';
 import type { Clock, Logger } from '@outpost/runtime';
+import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
 import { parseReceiverLine, splitDatagram } from '../domain/receiver-parse.js';
 import { validateStart } from '../domain/start-validation.js';
-import { startTicker, type Ticker } from '../domain/ticker.js';
 import { StartError } from '../io/start-error.js';
 import { emitEpoch } from './epoch.js';
 import { ReceiverStats } from './receiver-stats.js';

@@ -1,4 +1,5 @@
 import type { simulator } from '@outpost/contracts';
+import type { Clock } from '@outpost/runtime/clock';
 import { type Pinger, parseSimulatorIp } from './pinger.js';
 
 type SimulatorHeartbeat = simulator.SimulatorHeartbeat;
@@ -8,12 +9,8 @@ type OperatingMode = SimulatorHeartbeat['mode'];
 export const RECEIVING_WINDOW_MS = 5000;
 export const HEARTBEAT_PERIOD_MS = 1000;
 
-/** The part of a Clock the heartbeat needs (@outpost/runtime's Clock fits). */
-export interface HeartbeatClock {
-  now(): number;
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: never): void;
-}
+/** The part of a Clock the heartbeat needs. */
+export type HeartbeatClock = Pick<Clock, 'now' | 'setInterval' | 'clearInterval'>;
 
 /** What the simulator knows at the moment of a beat. */
 export interface HeartbeatStatus {
@@ -121,7 +118,7 @@ export function createHeartbeat(opts: HeartbeatOptions): Heartbeat {
     },
     stop() {
       if (timer === null) return;
-      opts.clock.clearInterval(timer as never);
+      opts.clock.clearInterval(timer);
       timer = null;
       pinger?.stop();
     },

@@ -1,6 +1,6 @@
-import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
-import { startTicker, type TickerClock } from '../../src/domain/ticker.js';
+import { ManualClock } from '../src/clock.js';
+import { startTicker, type TickerClock } from '../src/ticker.js';
 
 const START = Date.UTC(2026, 10, 21, 12, 0, 0, 123);
 
@@ -92,5 +92,73 @@ describe('1 Hz ticker', () => {
     clock.advance(3000);
     expect(count).toBe(3);
     expect(errors).toHaveLength(3);
+  });
+  it('fires on the second grid without drifting, and stops', () => {
+    const clock = new ManualClock(1_000_000);
+    const at: number[] = [];
+    const t = startTicker(clock, (now) => at.push(now - 1_000_000), 1000);
+    clock.advance(3000);
+    expect(at).toEqual([1000, 2000, 3000]);
+    clock.advance(500);
+    clock.advance(700);
+    expect(at).toEqual([1000, 2000, 3000, 4000]);
+    t.stop();
+    clock.advance(5000);
+    expect(at).toHaveLength(4);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('an exception in one tick is reported and the next tick still runs', () => {
+    const clock = new ManualClock(0);
+    const errors: unknown[] = [];
+    let n = 0;
+    const t = startTicker(
+      clock,
+      () => {
+        n++;
+        if (n === 1) throw new Error('boom');
+      },
+      1000,
+      (e) => errors.push(e),
+    );
+    clock.advance(2000);
+    expect(n).toBe(2);
+    expect(errors).toHaveLength(1);
+    t.stop();
+  });
+
+  it('a negative phase fires that much earlier on every period', () => {
+    const clock = new ManualClock(0);
+    const at: number[] = [];
+    const t = startTicker(clock, (now) => at.push(now), 1000, undefined, -100);
+    clock.advance(3000);
+    expect(at).toEqual([900, 1900, 2900]);
+    t.stop();
+  });
+
+  it('skips a slot already past when a tick fires more than a period late, never firing back to back', () => {
+    const clock = new ManualClock(START);
+    let late = true;
+    const c: TickerClock = {
+      now: () => clock.now(),
+      setTimeout: (fn, ms) => {
+        const extra = late ? 1500 : 0;
+        late = false;
+        return clock.setTimeout(fn, ms + extra);
+      },
+      clearTimeout: (h) => clock.clearTimeout(h),
+    };
+    const ticks: Array<[number, number]> = [];
+    startTicker(c, (now, n) => ticks.push([now - START, n]));
+    clock.advance(4000);
+    expect(ticks).toEqual([
+      [2500, 1],
+      [3000, 3],
+      [4000, 4],
+    ]);
+  });
+
+  it('rejects a period that is not positive', () => {
+    expect(() => startTicker(new ManualClock(0), () => {}, 0)).toThrow(RangeError);
   });
 });
