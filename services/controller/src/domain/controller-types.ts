@@ -1,0 +1,71 @@
+import type { BootArmingPolicy, StopReason, Trigger } from '@outpost/contracts';
+import type { Clock } from './clock.js';
+import type {
+  Actor,
+  ControllerRepository,
+  DeferredRelayRoute,
+  DomainBus,
+  DomainLogger,
+  RelayPort,
+} from './types.js';
+
+export interface ControllerConfig {
+  /** BOOT_ARMING_POLICY from the environment; when unset the stored setting applies. */
+  bootArmingPolicy?: BootArmingPolicy;
+  hoaBootDelaySeconds: number;
+  /** Retry period of queued database writes. */
+  dbRetryMs?: number;
+  /** How long a stop waits for the database before commanding the relay anyway. */
+  dbWaitMs?: number;
+  /** Period of the last-alive stamp that bounds an orphaned run. */
+  aliveStampMs?: number;
+}
+
+export interface ControllerDeps {
+  clock: Clock;
+  repo: ControllerRepository;
+  relay: RelayPort;
+  bus: DomainBus;
+  logger: DomainLogger;
+  config: ControllerConfig;
+}
+
+export interface StartCommand {
+  trigger: Trigger;
+  actor: Actor;
+  duration_minutes?: number;
+  notes?: string;
+  scheduled_run_id?: number | null;
+  hoaRun?: boolean;
+}
+
+/** How a start's relay ON left: taken by the broker, or on its way by a deferred route. */
+export type RelayDelivery = 'broker' | DeferredRelayRoute;
+
+export interface StartOutcome {
+  run_id: number | null;
+  start_time: number;
+  trigger: Trigger;
+  scheduled_stop_at: number | null;
+  relay: RelayDelivery;
+}
+
+export interface StopOutcome {
+  run_id: number | null;
+  duration_seconds: number | null;
+  stop_reason: StopReason;
+  was_running: boolean;
+}
+
+/** Runs this process has finished, and the figures of the newest one (readers keep totals with them). */
+export interface FinishedRuns {
+  count: number;
+  last: { stop_time: number; duration_seconds: number; fuel_gallons: number } | null;
+}
+
+export interface BootReport {
+  boot_arming_policy: BootArmingPolicy;
+  relay_disarmed_by_policy: boolean;
+  was_running: boolean;
+  orphan_runs_closed: number[];
+}

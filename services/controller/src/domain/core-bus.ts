@@ -1,0 +1,37 @@
+import type { StopReason } from '@outpost/contracts';
+import type { StopOutcome } from './controller-types.js';
+import type { Actor, PersistedState } from './types.js';
+
+/** What the core tells its modules, and the arguments each listener receives. */
+export interface CoreEvents {
+  /** The stored state is read at boot, before the boot reset is committed. */
+  bootRead: [previous: Readonly<PersistedState>];
+  /** Boot has committed and commanded the relay; periodic work may begin. */
+  booted: [];
+  /** The state or settings changed: every module re-arms its timers from them. */
+  rearm: [];
+  /** A run's state row is written as stopped; timers that belong to the run are moot. */
+  runClosed: [];
+  /** A stop sequence finished (also when nothing was running). */
+  runStopped: [reason: StopReason, actor: Actor, outcome: StopOutcome];
+}
+
+type Listener<K extends keyof CoreEvents> = (...args: CoreEvents[K]) => void;
+
+/**
+ * Synchronous and in subscription order: timers are armed in the order modules registered, so two
+ * deadlines at the same millisecond keep firing in the order they always have.
+ */
+export class CoreBus {
+  private readonly listeners: { [K in keyof CoreEvents]?: Listener<K>[] } = {};
+
+  on<K extends keyof CoreEvents>(event: K, listener: Listener<K>): void {
+    const list = (this.listeners[event] ?? []) as Listener<K>[];
+    list.push(listener);
+    (this.listeners as Record<K, Listener<K>[]>)[event] = list;
+  }
+
+  emit<K extends keyof CoreEvents>(event: K, ...args: CoreEvents[K]): void {
+    for (const listener of (this.listeners[event] ?? []) as Listener<K>[]) listener(...args);
+  }
+}

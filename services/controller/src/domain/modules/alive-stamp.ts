@@ -1,0 +1,30 @@
+import type { GeneratorCore } from '../controller-core.js';
+import type { ControllerModule } from '../controller-module.js';
+
+/** Stamps last_alive_at periodically: the boot after a crash bounds an orphaned run by it. */
+export class AliveStamp implements ControllerModule {
+  private timer: unknown = null;
+
+  constructor(private readonly core: GeneratorCore) {}
+
+  start(): void {
+    this.core.events.on('booted', () => this.begin());
+  }
+
+  stop(): void {
+    if (this.timer !== null) this.core.clock.clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private begin(): void {
+    const core = this.core;
+    const period = core.deps.config.aliveStampMs ?? 60_000;
+    this.timer = core.clock.setInterval(() => {
+      if (core.writes.backlog > 0) return;
+      void core.serial.run(async () => {
+        core.state = { ...core.state, last_alive_at: core.now };
+        await core.writes.enqueue({ label: 'alive', state: core.state }, false).catch(() => undefined);
+      });
+    }, period);
+  }
+}

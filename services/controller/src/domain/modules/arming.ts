@@ -1,0 +1,44 @@
+import type { GeneratorCore } from '../controller-core.js';
+import type { ControllerModule } from '../controller-module.js';
+import type { Actor, PersistedState } from '../types.js';
+
+/** Arming the relay node and the automation together, and disarming them. */
+export class Arming implements ControllerModule {
+  constructor(private readonly core: GeneratorCore) {}
+
+  start(): void {}
+
+  arm(actor: Actor): Promise<PersistedState> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      const next = {
+        ...core.state,
+        slave_relay_armed: true,
+        automation_armed: true,
+        manual_disarm_active: false,
+      };
+      await core.persistNow({ label: 'arm', state: next, audit: [{ action: 'generator.arm', actor }] });
+      core.state = next;
+      await core.safeRelay(() => core.deps.relay.setArmed(true));
+      core.afterChange(false);
+      await core.evaluate();
+      return core.state;
+    });
+  }
+
+  /** Always succeeds: disarming is a safety action and is queued while the database is down. */
+  disarm(actor: Actor): Promise<PersistedState> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      core.state = { ...core.state, slave_relay_armed: false, automation_armed: false };
+      await core.safeRelay(() => core.deps.relay.setArmed(false));
+      await core.persist({
+        label: 'disarm',
+        state: core.state,
+        audit: [{ action: 'generator.disarm', actor }],
+      });
+      core.afterChange(false);
+      return core.state;
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import { TimerSlot } from '../clock.js';
+import type { GeneratorCore } from '../controller-core.js';
+import type { ControllerModule } from '../controller-module.js';
+import { systemEvent } from '../events.js';
+import { maxRuntimeDeadline } from '../limits.js';
+import { type Actor, SYSTEM } from '../types.js';
+
+/**
+ * The maximum runtime: stops a run that reached it (the stop sequence then sets lockout and
+ * cooldown from the limits), and the acknowledgement that clears the lockout.
+ */
+export class RuntimeLimits implements ControllerModule {
+  private readonly timer: TimerSlot;
+
+  constructor(private readonly core: GeneratorCore) {
+    this.timer = new TimerSlot(core.clock, () => this.fire());
+  }
+
+  start(): void {
+    this.core.events.on('rearm', () => {
+      const core = this.core;
+      this.timer.at(core.hoaHold ? null : maxRuntimeDeadline(core.state, core.settings.limits));
+    });
+    this.core.events.on('runClosed', () => this.timer.cancel());
+  }
+
+  stop(): void {
+    this.timer.cancel();
+  }
+
+  clearLockout(actor: Actor): Promise<{ cleared: boolean }> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      if (!core.state.lockout_active) return { cleared: false };
+      const now = core.now;
+      const next = { ...core.state, lockout_active: false };
+      await core.persistNow({
+        label: 'lockout:clear',
+        state: next,
+        events: () => [
+          systemEvent('lockout_cleared', now, 'cleared', `lockout acknowledged by ${actor.who}`),
+        ],
+        audit: [{ action: 'lockout.clear', actor }],
+      });
+      core.state = next;
+      core.afterChange(true);
+      await core.evaluate();
+      return { cleared: true };
+    });
+  }
+
+  private fire(): void {
+    const core = this.core;
+    void core.serial
+      .run(async () => {
+        const deadline = maxRuntimeDeadline(core.state, core.settings.limits);
+        if (deadline === null || core.hoaHold) return;
+        if (deadline > core.now) return core.rearmTimers();
+        await core.doStop(
+          'max_runtime',
+          SYSTEM,
+          `maximum runtime of ${core.settings.limits.max_run_minutes} minutes`,
+        );
+        await core.evaluate();
+      })
+      .catch((err) => core.deps.logger.error({ err }, 'max-runtime stop failed'));
+  }
+}

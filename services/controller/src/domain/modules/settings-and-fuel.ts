@@ -1,0 +1,55 @@
+import type { GeneratorCore } from '../controller-core.js';
+import type { ControllerModule } from '../controller-module.js';
+import type { Actor, FuelSettings, RuntimeLimitSettings, Settings } from '../types.js';
+
+export type SettingsPatch = Partial<Omit<Settings, 'limits' | 'fuel'>> & {
+  limits?: Partial<RuntimeLimitSettings>;
+  fuel?: Partial<FuelSettings>;
+};
+
+/** The operator's settings (limits, fuel, debounce, boot policy) and the fuel-usage counter. */
+export class SettingsAndFuel implements ControllerModule {
+  constructor(private readonly core: GeneratorCore) {}
+
+  start(): void {}
+
+  /** Gallons per hour fixed at the start of the current run. */
+  get currentRunRate(): number {
+    return this.core.state.generator_running ? this.core.runGph : 0;
+  }
+
+  update(patch: SettingsPatch, actor: Actor): Promise<Settings> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      const next: Settings = {
+        ...core.settings,
+        ...patch,
+        limits: { ...core.settings.limits, ...patch.limits },
+        fuel: { ...core.settings.fuel, ...patch.fuel },
+      };
+      await core.persistNow({
+        label: 'settings',
+        settings: next,
+        audit: [{ action: 'settings.update', actor, details: patch }],
+      });
+      core.settings = next;
+      core.afterChange(false);
+      await core.evaluate();
+      return core.settings;
+    });
+  }
+
+  resetFuel(actor: Actor): Promise<number> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      const next = { ...core.state, fuel_reset_at: core.now };
+      await core.persistNow({
+        label: 'fuel:reset',
+        state: next,
+        audit: [{ action: 'fuel_usage.reset', actor }],
+      });
+      core.state = next;
+      return core.now;
+    });
+  }
+}
