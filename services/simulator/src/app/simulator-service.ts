@@ -3,26 +3,32 @@ import type { simulator } from '@outpost/contracts';
 import type { Clock, Logger } from '@outpost/runtime';
 import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
-import { parseReceiverLine, splitDatagram } from '../domain/receiver-parse.js';
 import { validateStart } from '../domain/start-validation.js';
 import { StartError } from '../io/start-error.js';
 import { emitEpoch } from './epoch.js';
-import { ReceiverStats } from './receiver-stats.js';
+import { RECEIVER_STALE_MS, ReceiverFeed } from './receiver-feed.js';
 import { planRun, RunOutputs } from './run-outputs.js';
 import { ServiceError } from './service-error.js';
 import {
+  type SettingsChange,
+  modesChange,
+  networkChange,
+  nmeaChange,
+  serialChange,
+} from './settings-changes.js';
+import {
   activeMode,
-  applyModeFlags,
   cloneSettings,
   defaultSettings,
   type Settings,
   type SettingsDefaults,
 } from './settings.js';
+import type { AutoStartState, SimulatorEvents } from './simulator-events.js';
+
+export { RECEIVER_STALE_MS } from './receiver-feed.js';
+export type { AutoStartState, PositionData, SimulatorEvents } from './simulator-events.js';
 
 type Airport = simulator.Airport;
-
-/** A receiver feed older than this no longer drives the outputs (a stale fix is worse than none). */
-export const RECEIVER_STALE_MS = 5000;
 
 export interface SimulatorServiceOptions {
   clock: Clock;
@@ -34,26 +40,6 @@ export interface SimulatorServiceOptions {
   listenHost: string;
   receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
   lookupAirport: (icao: string) => Airport | undefined;
-}
-
-export interface PositionData extends EngineState {
-  airport_icao: string | null;
-  receiving: boolean | null;
-  timestamp_ms: number;
-}
-
-/** What AUTO_START_* did at boot; shown in the status and /health so a stopped service says why. */
-export interface AutoStartState {
-  mode: string;
-  /** `running`, `retrying` (a server error at start, tried again), `not started` (a value is missing). */
-  state: 'running' | 'retrying' | 'not started';
-  reason: string | null;
-}
-
-export interface SimulatorEvents {
-  status: [Record<string, unknown>];
-  nmea: [string[]];
-  position: [PositionData];
 }
 
 /**
@@ -69,10 +55,9 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   private starting = false;
   private banner: string | null = null;
   private readonly outputErrors: { usb: string | null; sender: string | null } = { usb: null, sender: null };
-  private stats = new ReceiverStats();
+  private readonly feed: ReceiverFeed;
   private startedAt: number | null = null;
   private wasReceiving = false;
-  private badLogAt = 0;
   /** Set when AUTO_START_* starts without an airport: DEFAULT_LAT/DEFAULT_LON is the start position. */
   private startPositionGiven = false;
   private autoStart: AutoStartState | null = null;
@@ -85,6 +70,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.log = opts.logger.child({ component: 'emulator' });
     this.settings = defaultSettings(opts.defaults);
     this.engine = new Engine(opts.start, opts.rates, opts.clock.now());
+    this.feed = new ReceiverFeed(this.engine, this.log);
   }
 
   get running(): boolean {
@@ -122,7 +108,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
         listening: this.run?.listener !== null && this.run?.listener !== undefined,
         protocol: this.settings.network.protocol,
         port: this.run?.listener?.port ?? this.settings.network.listen_port,
-        ...this.stats.snapshot(now, RECEIVER_STALE_MS),
+        ...this.feed.stats.snapshot(now, RECEIVER_STALE_MS),
       },
       outputs: this.run ? { plan, ...this.run.describe() } : null,
     };
@@ -130,15 +116,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
 
   /** Mode changes while running move the run to the new mode, keeping the outputs both modes share. */
   setModes(update: simulator.ModeFlags): Promise<Record<string, unknown>> {
-    return this.change(
-      'the operating mode',
-      (next) => {
-        const modes = applyModeFlags(next.modes, update);
-        if (typeof modes === 'string') throw new ServiceError(422, modes, { messages: [modes] });
-        next.modes = modes;
-      },
-      (next) => ({ mode: activeMode(next.modes), modes: { ...next.modes } }),
-    );
+    return this.change(modesChange(update));
   }
 
   /**
@@ -146,41 +124,17 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
    * line; a new listen port, protocol or TCP target reopens only that output.
    */
   setNetwork(update: simulator.NetworkConfig): Promise<Record<string, unknown>> {
-    return this.change(
-      'the network settings',
-      (next) => {
-        for (const [k, v] of Object.entries(update)) {
-          if (v !== undefined)
-            (next.network as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
-        }
-      },
-      (next) => ({ network: { ...next.network, efb_target_ips: [...next.network.efb_target_ips] } }),
-    );
+    return this.change(networkChange(update));
   }
 
   /** Sentence selection applies from the next second, even while running. */
   setNmea(update: simulator.NmeaSelection): Promise<Record<string, unknown>> {
-    return this.change(
-      'the NMEA sentences',
-      (next) => {
-        for (const [k, v] of Object.entries(update)) {
-          if (typeof v === 'boolean') (next.nmea as Record<string, boolean>)[k] = v;
-        }
-      },
-      (next) => ({ nmea: { ...next.nmea } }),
-    );
+    return this.change(nmeaChange(update));
   }
 
   /** A new device reopens only the USB output; a new baud rate is set on the open port. */
   setSerial(update: { device?: string | null; baudrate?: number }): Promise<Record<string, unknown>> {
-    return this.change(
-      'the serial settings',
-      (next) => {
-        if (update.device !== undefined) next.serial.device = update.device;
-        if (update.baudrate !== undefined) next.serial.baudrate = update.baudrate;
-      },
-      (next) => ({ serial: { ...next.serial } }),
-    );
+    return this.change(serialChange(update));
   }
 
   /** The ramp rates, from the next tick. */
@@ -254,7 +208,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       throw new ServiceError(422, 'Select an operating mode', { messages: ['Select an operating mode'] });
     this.starting = true;
     this.banner = null;
-    this.stats = new ReceiverStats();
+    this.feed.reset();
     this.outputErrors.usb = null;
     this.outputErrors.sender = null;
     try {
@@ -268,10 +222,10 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
           this.outputErrors[output] = error;
           this.changed({ banner: this.currentBanner(), output_errors: { ...this.outputErrors } });
         },
-        onMessage: (text, from) => this.onReceived(text, from),
+        onMessage: (text, from) => this.feed.receive(text, from, this.opts.clock.now(), this.run),
         onOversize: () => {
-          if (this.settings.network.protocol === 'udp') this.stats.lastUdpMs = this.opts.clock.now();
-          this.stats.tooLong();
+          if (this.settings.network.protocol === 'udp') this.feed.stats.lastUdpMs = this.opts.clock.now();
+          this.feed.stats.tooLong();
         },
       });
     } catch (err) {
@@ -326,73 +280,17 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   heartbeatStatus() {
     const s = this.engine.state();
     // A receiver's held fix is reported only while its feed is fresh: a dead feed has no position.
-    const fix = this.run !== null && (this.run.plan.generates || this.receivingNow());
+    const fix =
+      this.run !== null && (this.run.plan.generates || this.feed.receivingAt(this.opts.clock.now()));
     return {
       mode: activeMode(this.settings.modes),
       running: this.running,
       lat: fix ? s.lat : null,
       lon: fix ? s.lon : null,
       altitude_ft: fix ? s.altitude_ft : null,
-      lastInputAtMs: this.stats.lastInputMs,
-      lastUdpAtMs: this.stats.lastUdpMs,
+      lastInputAtMs: this.feed.stats.lastInputMs,
+      lastUdpAtMs: this.feed.stats.lastUdpMs,
     };
-  }
-
-  private receivingNow(): boolean {
-    const last = this.stats.lastInputMs;
-    return last !== null && this.opts.clock.now() - last <= RECEIVER_STALE_MS;
-  }
-
-  private onReceived(text: string, from: string): void {
-    const now = this.opts.clock.now();
-    if (this.run?.listener?.protocol === 'udp') {
-      this.stats.lastUdpMs = now;
-      for (const line of splitDatagram(text)) this.ingest(line, from, now);
-    } else {
-      this.ingest(text, from, now);
-    }
-  }
-
-  /** One message: JSON, CYGNUS or an NMEA sentence. */
-  private ingest(text: string, from: string, now: number): void {
-    const result = parseReceiverLine(text);
-    if (!result.ok) {
-      this.stats.rejected(result.reason, result.checksum === true);
-      // A flood of garbage must not become a flood of log lines.
-      if (now - this.badLogAt > 60_000) {
-        this.badLogAt = now;
-        this.log.warn(
-          { from, reason: result.reason, bad_lines: this.stats.badLines },
-          'receiver dropped a bad line',
-        );
-      }
-      return;
-    }
-    if (result.format === 'nmea') {
-      if (result.fields === null) this.stats.withoutFix();
-      else {
-        this.stats.accepted('nmea', from, now);
-        this.engine.jumpTo(result.fields);
-        this.engine.resetTime(now);
-      }
-    } else {
-      this.stats.accepted(result.format, from, now);
-      const p = result.position;
-      this.engine.jumpTo({
-        lat: p.lat,
-        lon: p.lon,
-        altitude_ft: p.altitude_ft,
-        speed_kts: p.speed_kts,
-        heading: p.heading,
-      });
-      this.engine.resetTime(now);
-    }
-    const run = this.run;
-    if (run?.retransmit && run.retransmitTarget) {
-      // NMEA keeps its CR LF line end, so a consumer behind the retransmit sees standard sentences.
-      const line = result.format === 'nmea' ? `${text.trim()}\r\n` : `${text.trimEnd()}\n`;
-      run.retransmit.send(line, [run.retransmitTarget]);
-    }
   }
 
   private onTick(now: number): void {
@@ -406,7 +304,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     } else {
       // Between messages the last received fix is held, not dead-reckoned.
       state = this.engine.state();
-      receiving = this.stats.lastInputMs !== null && now - this.stats.lastInputMs <= RECEIVER_STALE_MS;
+      receiving = this.feed.receivingAt(now);
       if (receiving !== this.wasReceiving) {
         this.wasReceiving = receiving;
         this.changed({ receiver: this.status().receiver });
@@ -427,11 +325,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
    * running with it, reopening just the outputs whose socket or device changes. A refused change
    * leaves every setting and output as it was.
    */
-  private change(
-    what: string,
-    mutate: (next: Settings) => void,
-    report: (next: Settings) => Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
+  private change({ what, mutate, report }: SettingsChange): Promise<Record<string, unknown>> {
     const task = this.changing.then(async () => {
       if (this.starting) {
         throw new ServiceError(409, `The emulator is starting; change ${what} once it has started`);
