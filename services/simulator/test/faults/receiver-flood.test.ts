@@ -192,7 +192,11 @@ describe('receiver under a UDP flood (real process)', () => {
       while (flooding) {
         const t0 = performance.now();
         try {
-          const res = await fetch(`${sim.url}/health`, { signal: AbortSignal.timeout(HEALTH_DEADLINE_MS) });
+          // With the session: /health shows `running` only to a signed-in caller.
+          const res = await fetch(`${sim.url}/health`, {
+            headers: { cookie: api.cookie ?? '' },
+            signal: AbortSignal.timeout(HEALTH_DEADLINE_MS),
+          });
           const body = (await res.json()) as { status?: string; running?: boolean };
           if (res.status !== 200 || body.status !== 'healthy' || body.running !== true) {
             healthFailures.push(`${res.status} ${JSON.stringify(body)}`);
