@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { MqttClient } from 'mqtt';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import { decodePayload, TOPICS, type TopicKey } from '../../src/topics.js';
+import { decodePayload, TOPICS, type TopicKey } from '../topics.js';
 import { fcParams, type JsonSchema, jsonValue, resolverFor, text, wrongValue } from './arbitraries.js';
 
 /** One subscription of the service under test: the contract key and the concrete topics to hit. */

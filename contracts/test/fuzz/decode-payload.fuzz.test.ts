@@ -16,7 +16,7 @@ import {
   text,
   validValue,
   wrongValue,
-} from './arbitraries.js';
+} from '../../src/testing/arbitraries.js';
 
 const KEYS = Object.keys(TOPICS) as TopicKey[];
 const schemaOf = (key: TopicKey) =>

@@ -1,6 +1,6 @@
 /** Controller fuzzing: the in-process REST target and what a rejection must leave unchanged. */
 import { sql } from 'drizzle-orm';
-import type { FuzzRequest, FuzzResponse, RestTarget } from '../../../../contracts/test/fuzz/rest.js';
+import type { FuzzRequest, FuzzResponse, RestTarget } from '@outpost/contracts/testing';
 import type { Database } from '../../src/db/connection.js';
 import type { TestApp } from '../helpers/app.js';
 

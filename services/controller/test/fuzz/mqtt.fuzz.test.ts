@@ -23,19 +23,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generator } from '@outpost/contracts';
 import { z } from 'zod';
 import {
+  clientBarrier,
   fcParams,
+  fuzzMqtt,
   type JsonSchema,
+  noDelay,
   resolverFor,
   surfaceRuns,
-  validValue,
-} from '../../../../contracts/test/fuzz/arbitraries.js';
-import {
-  clientBarrier,
-  fuzzMqtt,
-  noDelay,
   until,
+  validValue,
   watchProcess,
-} from '../../../../contracts/test/fuzz/mqtt.js';
+} from '@outpost/contracts/testing';
 import { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';

@@ -15,16 +15,18 @@ import type { RunningBroker } from '@outpost/broker';
 import { createMqtt, type OutpostMqtt } from '@outpost/runtime';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
-import { installNetGuard, type NetGuard } from '../../../../contracts/test/fuzz/net-guard.js';
 import {
   checkLimits,
   fuzzRest,
+  installNetGuard,
+  type NetGuard,
   type Operation,
   operations,
   reportTally,
-} from '../../../../contracts/test/fuzz/rest.js';
-import { startTestNode } from '../../../relay-node/test/service-helpers.js';
+  type Resolver,
+  surfaceRuns,
+} from '@outpost/contracts/testing';
+import { startTestNode } from '@outpost/relay-node/testing';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import type { Database } from '../../src/db/connection.js';
 import { testApp, type TestApp } from '../helpers/app.js';

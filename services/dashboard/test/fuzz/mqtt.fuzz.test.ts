@@ -14,15 +14,15 @@ import { ManualClock } from '@outpost/runtime';
 import fc from 'fast-check';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
 import {
   clientBarrier,
   fuzzMqtt,
   level,
   noDelay,
+  surfaceRuns,
   until,
   watchProcess,
-} from '../../../../contracts/test/fuzz/mqtt.js';
+} from '@outpost/contracts/testing';
 import { type Dashboard, startDashboard } from '../../src/service.js';
 import { silentLogger, testConfig } from '../helpers.js';
 

@@ -4,7 +4,7 @@ import {
   type FuzzResponse,
   type RestTarget,
   sendOnFreshConnection,
-} from '../../../../contracts/test/fuzz/rest.js';
+} from '@outpost/contracts/testing';
 import { token } from '../helpers/notifier.js';
 
 export interface NotifierHandle {

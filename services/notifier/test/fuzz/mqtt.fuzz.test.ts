@@ -10,14 +10,14 @@
 import fc from 'fast-check';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
 import {
   clientBarrier,
   fuzzMqtt,
   level,
   noDelay,
+  surfaceRuns,
   watchProcess,
-} from '../../../../contracts/test/fuzz/mqtt.js';
+} from '@outpost/contracts/testing';
 import type { RunningNotifier } from '../../src/notifier-app.js';
 import { embeddedBroker, launchNotifier, token } from '../helpers/notifier.js';
 import { notifierSnapshot } from './fuzz-helpers.js';

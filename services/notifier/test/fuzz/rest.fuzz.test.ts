@@ -14,16 +14,18 @@
 import { startHttpPeer } from '@outpost/notify/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
-import { installNetGuard, type NetGuard } from '../../../../contracts/test/fuzz/net-guard.js';
 import {
   checkLimits,
   fuzzRest,
+  installNetGuard,
+  type NetGuard,
   type Operation,
   operations,
-  type RestTarget,
   reportTally,
-} from '../../../../contracts/test/fuzz/rest.js';
+  type Resolver,
+  type RestTarget,
+  surfaceRuns,
+} from '@outpost/contracts/testing';
 import type { RunningNotifier } from '../../src/notifier-app.js';
 import { embeddedBroker, launchNotifier } from '../helpers/notifier.js';
 import { notifierTarget } from './fuzz-helpers.js';

@@ -4,7 +4,7 @@ import {
   type FuzzResponse,
   type RestTarget,
   sendOnFreshConnection,
-} from '../../../../contracts/test/fuzz/rest.js';
+} from '@outpost/contracts/testing';
 import { SECRET, type startTestNode } from '../service-helpers.js';
 
 export type TestNode = Awaited<ReturnType<typeof startTestNode>>;

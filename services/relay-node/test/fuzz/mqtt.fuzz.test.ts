@@ -17,13 +17,17 @@ import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fcParams,
+  fuzzMqtt,
   type JsonSchema,
+  level,
+  noDelay,
   resolverFor,
   surfaceRuns,
+  until,
   validValue,
+  watchProcess,
   wrongValue,
-} from '../../../../contracts/test/fuzz/arbitraries.js';
-import { fuzzMqtt, level, noDelay, until, watchProcess } from '../../../../contracts/test/fuzz/mqtt.js';
+} from '@outpost/contracts/testing';
 import { startTestBroker } from '../peers.js';
 import { startTestNode } from '../service-helpers.js';
 import { nodeSnapshot, type TestNode } from './fuzz-helpers.js';

@@ -14,15 +14,17 @@
  */
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
-import { installNetGuard, type NetGuard } from '../../../../contracts/test/fuzz/net-guard.js';
 import {
   checkLimits,
   fuzzRest,
+  installNetGuard,
+  type NetGuard,
   type Operation,
   operations,
   reportTally,
-} from '../../../../contracts/test/fuzz/rest.js';
+  type Resolver,
+  surfaceRuns,
+} from '@outpost/contracts/testing';
 import { startTestNode } from '../service-helpers.js';
 import { nodeLimitTarget, nodeTarget, type TestNode } from './fuzz-helpers.js';
 

@@ -5,7 +5,7 @@ import {
   type FuzzResponse,
   type RestTarget,
   sendOnFreshConnection,
-} from '../../../../contracts/test/fuzz/rest.js';
+} from '@outpost/contracts/testing';
 import type { TestSim } from '../helpers/sim.js';
 
 /** One receiver position, in the parser's output units. */

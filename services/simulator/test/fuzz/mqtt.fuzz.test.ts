@@ -10,14 +10,14 @@ import { type RunningBroker, startBroker } from '@outpost/broker';
 import fc from 'fast-check';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
 import {
   clientBarrier,
   fuzzMqtt,
   noDelay,
+  surfaceRuns,
   until,
   watchProcess,
-} from '../../../../contracts/test/fuzz/mqtt.js';
+} from '@outpost/contracts/testing';
 import { startTestSim, type TestSim } from '../helpers/sim.js';
 
 const MESSAGES = surfaceRuns(3_000);

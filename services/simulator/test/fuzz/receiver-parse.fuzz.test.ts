@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fcParams, parserRuns, text } from '../../../../contracts/test/fuzz/arbitraries.js';
+import { fcParams, parserRuns, text } from '@outpost/contracts/testing';
 import { MAX_LINE_LENGTH, parseReceiverLine } from '../../src/domain/receiver-parse.js';
 import {
   cygnusLine,

@@ -11,15 +11,17 @@
  * failure prints seed and path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, surfaceRuns } from '../../../../contracts/test/fuzz/arbitraries.js';
-import { installNetGuard, type NetGuard } from '../../../../contracts/test/fuzz/net-guard.js';
 import {
   checkLimits,
   fuzzRest,
+  installNetGuard,
+  type NetGuard,
   type Operation,
   operations,
   reportTally,
-} from '../../../../contracts/test/fuzz/rest.js';
+  type Resolver,
+  surfaceRuns,
+} from '@outpost/contracts/testing';
 import { startTestSim, type TestSim } from '../helpers/sim.js';
 import { simulatorLimitTarget, simulatorTarget } from './fuzz-helpers.js';
 
