@@ -1,6 +1,6 @@
 import type { GeneratorStateName, generator, HoaPosition, StopReason, Trigger } from '@outpost/contracts';
 import { type Clock, Serial } from './clock.js';
-import type { ControllerModule } from './controller-module.js';
+import type { ControllerModule, ModuleHost } from './controller-module.js';
 import type {
   ControllerDeps,
   FinishedRuns,
@@ -42,7 +42,7 @@ export type {
  * them, the start and stop sequences, and the writes. Inputs and features are modules registered
  * with it; the tick asks their deciders in precedence order.
  */
-export class GeneratorCore {
+export class GeneratorCore implements ModuleHost {
   state: PersistedState = { ...INITIAL_STATE };
   settings: Settings = structuredClone(DEFAULT_SETTINGS);
   phase: GeneratorStateName = 'idle';

@@ -1,11 +1,10 @@
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 
 /** Stamps last_alive_at periodically: the boot after a crash bounds an orphaned run by it. */
 export class AliveStamp implements ControllerModule {
   private timer: unknown = null;
 
-  constructor(private readonly core: GeneratorCore) {}
+  constructor(private readonly core: ModuleHost) {}
 
   start(): void {
     this.core.events.on('booted', () => this.begin());

@@ -1,10 +1,9 @@
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import type { Actor, PersistedState } from '../types.js';
 
 /** Arming the relay node and the automation together, and disarming them. */
 export class Arming implements ControllerModule {
-  constructor(private readonly core: GeneratorCore) {}
+  constructor(private readonly core: ModuleHost) {}
 
   start(): void {}
 

@@ -1,12 +1,11 @@
 import { TimerSlot } from '../clock.js';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 
 /** Ends a run that was started for a duration (schedules, exercise, timed manual runs). */
 export class AutoStop implements ControllerModule {
   private readonly timer: TimerSlot;
 
-  constructor(private readonly core: GeneratorCore) {
+  constructor(private readonly core: ModuleHost) {
     this.timer = new TimerSlot(core.clock, () => this.fire());
   }
 

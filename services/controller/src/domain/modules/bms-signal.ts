@@ -1,6 +1,5 @@
 import { TimerSlot } from '../clock.js';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { bmsLowStops } from '../gates.js';
 import { BMS } from './actors.js';
 
@@ -12,7 +11,7 @@ export class BmsSignal implements ControllerModule {
   private pending: boolean | null = null;
   private readonly debounce: TimerSlot;
 
-  constructor(private readonly core: GeneratorCore) {
+  constructor(private readonly core: ModuleHost) {
     this.debounce = new TimerSlot(core.clock, () => this.applyDebounced());
   }
 

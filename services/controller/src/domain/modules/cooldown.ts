@@ -1,13 +1,12 @@
 import { TimerSlot } from '../clock.js';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { cooldownRemainingSeconds } from '../limits.js';
 
 /** A standing request refused for cooldown is asked again the moment the cooldown ends. */
 export class Cooldown implements ControllerModule {
   private readonly timer: TimerSlot;
 
-  constructor(private readonly core: GeneratorCore) {
+  constructor(private readonly core: ModuleHost) {
     this.timer = new TimerSlot(core.clock, () => core.reevaluateSoon());
   }
 

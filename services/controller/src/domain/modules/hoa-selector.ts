@@ -1,6 +1,5 @@
 import type { HoaPosition } from '@outpost/contracts';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { systemEvent } from '../events.js';
 import type { EventDraft } from '../types.js';
 import { HOA } from './actors.js';
@@ -14,7 +13,7 @@ export class HoaSelector implements ControllerModule {
   private started = false;
 
   constructor(
-    private readonly core: GeneratorCore,
+    private readonly core: ModuleHost,
     private readonly quiet: QuietClearing,
   ) {}
 

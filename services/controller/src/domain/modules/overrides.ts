@@ -1,12 +1,11 @@
 import type { OverrideType } from '@outpost/contracts';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { systemEvent } from '../events.js';
 import type { Actor, PersistedState } from '../types.js';
 
 /** The operator's force_run and force_stop overrides; the gates read them from the state. */
 export class Overrides implements ControllerModule {
-  constructor(private readonly core: GeneratorCore) {}
+  constructor(private readonly core: ModuleHost) {}
 
   start(): void {}
 

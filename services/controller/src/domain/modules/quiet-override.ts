@@ -1,6 +1,5 @@
 import { TimerSlot } from '../clock.js';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { DomainError } from '../errors.js';
 import { systemEvent } from '../events.js';
 import type { Actor, PersistedState } from '../types.js';
@@ -15,7 +14,7 @@ export interface QuietClearing {
 export class QuietOverride implements ControllerModule, QuietClearing {
   private readonly expiry: TimerSlot;
 
-  constructor(private readonly core: GeneratorCore) {
+  constructor(private readonly core: ModuleHost) {
     this.expiry = new TimerSlot(core.clock, () => this.fireExpiry());
   }
 

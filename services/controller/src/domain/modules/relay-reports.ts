@@ -1,5 +1,4 @@
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { systemEvent } from '../events.js';
 import type { EventDraft, PersistedState } from '../types.js';
 
@@ -25,7 +24,7 @@ export class RelayReports implements ControllerModule {
   /** What the relay node last reported its relay to be; null until it has reported. */
   private nodeRelayOn: boolean | null = null;
 
-  constructor(private readonly core: GeneratorCore) {}
+  constructor(private readonly core: ModuleHost) {}
 
   start(): void {
     this.core.events.on('bootRead', (previous) => {

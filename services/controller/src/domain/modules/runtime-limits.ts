@@ -1,6 +1,5 @@
 import { TimerSlot } from '../clock.js';
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { systemEvent } from '../events.js';
 import { maxRuntimeDeadline } from '../limits.js';
 import { type Actor, SYSTEM } from '../types.js';
@@ -12,7 +11,7 @@ import { type Actor, SYSTEM } from '../types.js';
 export class RuntimeLimits implements ControllerModule {
   private readonly timer: TimerSlot;
 
-  constructor(private readonly core: GeneratorCore) {
+  constructor(private readonly core: ModuleHost) {
     this.timer = new TimerSlot(core.clock, () => this.fire());
   }
 

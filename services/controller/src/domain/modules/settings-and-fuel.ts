@@ -1,5 +1,4 @@
-import type { GeneratorCore } from '../controller-core.js';
-import type { ControllerModule } from '../controller-module.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import type { Actor, FuelSettings, RuntimeLimitSettings, Settings } from '../types.js';
 
 export type SettingsPatch = Partial<Omit<Settings, 'limits' | 'fuel'>> & {
@@ -9,7 +8,7 @@ export type SettingsPatch = Partial<Omit<Settings, 'limits' | 'fuel'>> & {
 
 /** The operator's settings (limits, fuel, debounce, boot policy) and the fuel-usage counter. */
 export class SettingsAndFuel implements ControllerModule {
-  constructor(private readonly core: GeneratorCore) {}
+  constructor(private readonly core: ModuleHost) {}
 
   start(): void {}
 
