@@ -3,7 +3,10 @@ import { Availability, RequestEnvelope, ResponseEnvelope } from './common.js';
 import { FleetState } from './dashboard.js';
 import { ControllerEvent, ControllerSetCommand, ControllerStats, GeneratorState } from './generator.js';
 import { DesiredState, RelaynodeState } from './relaynode.js';
+import { DEFAULT_PREFIX } from './prefix.js';
 import { SimulatorHeartbeat, SimulatorPosition, SimulatorRunning } from './simulator.js';
+
+export { DEFAULT_PREFIX };
 
 export interface TopicSpec<S extends z.ZodType = z.ZodType> {
   /** Levels with `{param}` placeholders. */
@@ -64,8 +67,6 @@ type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest
   ? P | ParamNames<Rest>
   : never;
 export type TopicParams<K extends TopicKey> = { [P in ParamNames<(typeof TOPICS)[K]['template']>]: string };
-
-export const DEFAULT_PREFIX = 'outpost';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what a topic level must not contain
 const LEVEL = /^[^/#+\u0000]+$/;

@@ -28,6 +28,7 @@ const { ensureSecrets } = await import(join(root, 'scripts', 'dist', 'secrets.js
 const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
 const { DATABASE_ROLES } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
 const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
+const { DEFAULT_PREFIX } = await import(join(root, 'contracts', 'dist', 'prefix.js'));
 const DATABASE_NAME = 'outpost';
 
 const dataDir = resolve(values['data-dir']);
@@ -53,7 +54,7 @@ if (!existsSync(join(out, 'outpost.env'))) {
     DATA_DIR: dataDir,
     HOST: '0.0.0.0',
     MQTT_URL: values['mqtt-url'] ?? joined?.mqtt_url ?? 'mqtt://127.0.0.1:1883',
-    MQTT_TOPIC_PREFIX: joined?.prefix ?? 'outpost',
+    MQTT_TOPIC_PREFIX: joined?.prefix ?? DEFAULT_PREFIX,
     LOG_LEVEL: 'info',
   });
 }

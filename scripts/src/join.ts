@@ -11,6 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join as joinPath, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { ConfigError } from '@outpost/runtime/config';
 import {
   decodeJoin,
@@ -48,7 +49,7 @@ export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicit
   const payload: JoinPayload = {
     mqtt_url: mqttUrl,
     site: env.RELAYNODE_ID || 'main',
-    prefix: env.MQTT_TOPIC_PREFIX || 'outpost',
+    prefix: env.MQTT_TOPIC_PREFIX || DEFAULT_PREFIX,
     username: RELAYNODE_ACCOUNT,
     password: secrets.mqtt[RELAYNODE_ACCOUNT]!,
     key: secrets.RELAYNODE_API_SECRET,

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { ConfigError, parseConfig } from '@outpost/runtime/config';
 import { SUPERVISED_ENV } from '@outpost/runtime/lifecycle';
 import { z } from 'zod';
@@ -31,7 +32,7 @@ const Env = z.object({
     .optional(),
   MQTT_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
   MQTT_WS_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
-  MQTT_TOPIC_PREFIX: z.string().default('outpost'),
+  MQTT_TOPIC_PREFIX: z.string().default(DEFAULT_PREFIX),
   DATA_DIR: z.string().default('./data'),
   HOST: z.string().default('0.0.0.0'),
   START_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
