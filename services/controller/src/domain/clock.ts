@@ -1,47 +1,7 @@
-/** The injected clock (structurally the runtime's Clock): ms time and timers. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-}
-
-/** One timer slot: arming it again replaces the previous deadline. */
-export class TimerSlot {
-  private handle: unknown = null;
-  private deadline: number | null = null;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly fire: () => void,
-  ) {}
-
-  at(deadline: number | null): void {
-    if (deadline === this.deadline && this.handle !== null) return;
-    this.cancel();
-    if (deadline === null) return;
-    this.deadline = deadline;
-    this.handle = this.clock.setTimeout(
-      () => {
-        this.handle = null;
-        this.deadline = null;
-        this.fire();
-      },
-      Math.max(0, deadline - this.clock.now()),
-    );
-  }
-
-  cancel(): void {
-    if (this.handle !== null) this.clock.clearTimeout(this.handle);
-    this.handle = null;
-    this.deadline = null;
-  }
-
-  get pending(): number | null {
-    return this.deadline;
-  }
-}
+// Time comes from @outpost/runtime's light clock entry, which loads no server code, so the domain
+// stays free of transport while every service shares one Clock and one TimerSlot.
+export type { Clock } from '@outpost/runtime/clock';
+export { TimerSlot } from '@outpost/runtime/clock';
 
 /**
  * Runs one async job with no overlap: calls made while it runs fold into one more run after it. It
