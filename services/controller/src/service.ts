@@ -1,9 +1,11 @@
 import { checkOutboundUrl, outboundPolicy } from '@outpost/runtime';
 import { AuthService } from './auth/auth-service.js';
+import { AuditLog } from './db/audit-log.js';
 import { AuthStore } from './db/auth-store.js';
 import type { Database } from './db/connection.js';
 import { SqlControllerRepository } from './db/controller-repo.js';
 import { OutboxStore } from './db/outbox-store.js';
+import { RunsReadModel } from './db/runs-read-model.js';
 import { SqlScheduleStore } from './db/schedule-store.js';
 import type { Clock } from './domain/clock.js';
 import { GeneratorController } from './domain/generator-controller.js';
@@ -111,6 +113,10 @@ export async function createControllerService(opts: ServiceOptions) {
     logger,
     database,
     db,
+    /** Operator actions the gateway records and lists. */
+    audit: new AuditLog(db),
+    /** Run history, statistics and fuel for the API. */
+    runs: new RunsReadModel(db),
     controller,
     auth,
     schedules,

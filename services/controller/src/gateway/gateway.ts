@@ -3,7 +3,6 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApp, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { auditEntries } from '../db/audit-store.js';
 import type { ControllerService } from '../service.js';
 import type { GatewayEnv, GatewayVariables } from './context.js';
 import { errorResponses, router } from './context.js';
@@ -144,7 +143,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
         ...errorResponses([401, 422]),
       },
     }),
-    async (c) => c.json(await auditEntries(svc.db, c.req.valid('query').limit), 200),
+    async (c) => c.json(await svc.audit.entries(c.req.valid('query').limit), 200),
   );
   mount(audit);
   declareBearer(app, 'bearer', (path) => path.startsWith('/api/') && !isPublic(path));

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
-import { writeAudit } from '../db/audit-store.js';
 import type { ControllerService } from '../service.js';
 import { actorOf, errorResponses, router, sec } from './context.js';
 
@@ -29,7 +28,7 @@ export function authRoutes(svc: ControllerService) {
       const { username, password } = c.req.valid('json');
       const token = await svc.auth.login(username, password);
       const at = svc.clock.now();
-      await writeAudit(svc.db, {
+      await svc.audit.write({
         at,
         who: username,
         from: c.get('clientIp'),
@@ -80,7 +79,7 @@ export function authRoutes(svc: ControllerService) {
     async (c) => {
       await svc.auth.logout(c.get('auth')!);
       const a = actorOf(c);
-      await writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action: 'auth.logout' });
+      await svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action: 'auth.logout' });
       return c.json({ success: true, message: 'Token revoked' }, 200);
     },
   );
@@ -99,7 +98,7 @@ export function authRoutes(svc: ControllerService) {
       const a = actorOf(c);
       const ok = await svc.auth.changePassword(a.who, current_password, new_password);
       if (!ok) throw new HttpError(422, 'current_password: does not match');
-      await writeAudit(svc.db, {
+      await svc.audit.write({
         at: svc.clock.now(),
         who: a.who,
         from: a.from,

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator, HoaPosition } from '@outpost/contracts';
-import { writeAudit } from '../db/audit-store.js';
 import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
 import type { MockGpio } from '../inputs/mock-gpio.js';
 import type { ControllerService } from '../service.js';
@@ -39,7 +38,7 @@ export function devRoutes(svc: ControllerService, gpio: MockGpio) {
     apply();
     await svc.inputs.settled();
     const a = actorOf(c);
-    await writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details: gpioState() });
+    await svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details: gpioState() });
     return c.json(gpioState(), 200);
   };
 

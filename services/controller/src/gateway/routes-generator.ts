@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
-import { fuelSince, runHistory, runStats } from '../db/run-queries.js';
 import type { RelayDelivery } from '../domain/controller-core.js';
 import { estimateFuel } from '../domain/fuel.js';
 import { cooldownRemainingSeconds } from '../domain/limits.js';
@@ -155,7 +154,7 @@ export function generatorRoutes(svc: ControllerService) {
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const { runs, total } = await runHistory(svc.db, q.limit, q.trigger_type);
+      const { runs, total } = await svc.runs.history(q.limit, q.trigger_type);
       c.header(generator.HISTORY_TOTAL_HEADER, String(total));
       return c.json(runs as z.infer<typeof generator.HistoryResponse>, 200);
     },
@@ -169,7 +168,7 @@ export function generatorRoutes(svc: ControllerService) {
       request: { query: generator.StatsQuery },
       responses: { 200: json(generator.StatsResponse), ...errorResponses([401, 422]) },
     }),
-    async (c) => c.json(await runStats(svc.db, c.req.valid('query').days, svc.clock.now()), 200),
+    async (c) => c.json(await svc.runs.stats(c.req.valid('query').days, svc.clock.now()), 200),
   );
 
   r.openapi(
@@ -185,7 +184,7 @@ export function generatorRoutes(svc: ControllerService) {
     }),
     async (c) => {
       const state = ctl.persisted;
-      const done = await fuelSince(svc.db, state.fuel_reset_at);
+      const done = await svc.runs.fuelSince(state.fuel_reset_at);
       const view = ctl.view();
       const current = view.running ? estimateFuel(view.runtime_seconds, ctl.currentRunRate) : 0;
       return c.json(

@@ -2,7 +2,6 @@ import { createRoute, type z } from '@hono/zod-openapi';
 import { relaynode, relaynodeSystem } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { type RelaynodeAdmin, RelaynodeAdminError } from '../bus/relaynode-admin.js';
-import { writeAudit } from '../db/audit-store.js';
 import type { ControllerService } from '../service.js';
 import { actorOf, errorResponses, router } from './context.js';
 
@@ -137,7 +136,7 @@ export function relaynodeSystemRoutes(svc: ControllerService, admin: RelaynodeAd
         const a = actorOf(c);
         const action = `relaynode.${op.verb.replace('-', '_')}`;
         // The node has already acted: a database outage must not turn that into an error.
-        await writeAudit(svc.db, {
+        await svc.audit.write({
           at: svc.clock.now(),
           who: a.who,
           from: a.from,

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
-import { writeAudit } from '../db/audit-store.js';
 import { EXERCISE_DEFAULTS, type ScheduleRow } from '../db/schedule-store.js';
 import { nextDaily } from '../domain/schedule-time.js';
 import type { ControllerService } from '../service.js';
@@ -32,7 +31,7 @@ export function scheduleRoutes(svc: ControllerService) {
   });
   const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
     const a = actorOf(c);
-    return writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details });
+    return svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details });
   };
   const changed = () => svc.scheduler.reload();
 

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
-import { writeAudit } from '../db/audit-store.js';
 import type { DeliveryRow, WebhookRow } from '../db/outbox-store.js';
 import { postWebhook } from '../outbox/webhook-client.js';
 import type { ControllerService } from '../service.js';
@@ -99,7 +98,7 @@ export async function sendWebhookTest(
       return { webhook_id: h.id, url: h.url, ...res };
     }),
   );
-  await writeAudit(svc.db, {
+  await svc.audit.write({
     at: svc.clock.now(),
     who: actor.who,
     from: actor.from,
@@ -113,7 +112,7 @@ export function webhookRoutes(svc: ControllerService) {
   const r = router();
   const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
     const a = actorOf(c);
-    return writeAudit(svc.db, { at: svc.clock.now(), who: a.who, from: a.from, action, details });
+    return svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details });
   };
 
   r.openapi(webhookTestRoute('/api/webhooks/test'), async (c) =>
