@@ -20,6 +20,9 @@ export type HealthBody = z.infer<typeof HealthBody>;
 export const Availability = z.enum(['online', 'offline']);
 export type Availability = z.infer<typeof Availability>;
 
+/** A database row id: PostgreSQL's serial is a 32-bit integer, so a larger id names no row. */
+export const RowId = z.number().int().positive().max(2147483647);
+
 /** Identifiers used as a topic level: no wildcards, separators or control characters. */
 export const TopicId = z
   .string()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RowId } from './common.js';
 import { NotificationEvent } from './enums.js';
 import { NotifierUrl } from './relaynode.js';
 
@@ -171,7 +172,7 @@ export const GroupInput = z
   .object({
     name: Name,
     description: z.string().max(500).default(''),
-    channel_ids: z.array(z.number().int().positive()).max(100),
+    channel_ids: z.array(RowId).max(100),
     enabled: z.boolean().default(true),
   })
   .strict();
@@ -180,8 +181,8 @@ export type GroupInput = z.infer<typeof GroupInput>;
 export const SystemNotificationSetting = z
   .object({
     enabled: z.boolean(),
-    channel_ids: z.array(z.number().int().positive()).max(100),
-    group_ids: z.array(z.number().int().positive()).max(100),
+    channel_ids: z.array(RowId).max(100),
+    group_ids: z.array(RowId).max(100),
     title_template: z.string().max(200),
     body_template: z.string().max(4000),
   })
@@ -192,7 +193,7 @@ export const SendNotificationRequest = z
   .object({
     title: z.string().min(1).max(200),
     body: z.string().min(1).max(4000),
-    channel_ids: z.array(z.number().int().positive()).min(1).max(100),
+    channel_ids: z.array(RowId).min(1).max(100),
   })
   .strict();
 export type SendNotificationRequest = z.infer<typeof SendNotificationRequest>;
