@@ -205,10 +205,6 @@ export interface DomainBus {
   eventsQueued(): void;
 }
 
-export interface DomainLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { DomainLogger } from '@outpost/runtime/domain-logger';
 
 export type { HoaPosition };
