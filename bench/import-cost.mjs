@@ -22,7 +22,7 @@ const loadBefore = round2(loadavg()[0]);
 
 // Bare specifiers resolve from the runtime package (where the services get them); workspace packages by
 // their dist files. Each entry: label, then what it imports.
-const fromRuntime = (spec) => ({ spec, base: join(root, 'services', 'runtime', 'package.json') });
+const fromRuntime = (spec) => ({ spec, base: join(root, 'packages', 'runtime', 'package.json') });
 const fromController = (spec) => ({ spec, base: join(root, 'services', 'controller', 'package.json') });
 const file = (path) => ({ url: pathToFileURL(join(root, path)).href });
 
@@ -40,7 +40,7 @@ const MODULES = [
     [fromController('drizzle-orm'), fromController('drizzle-orm/node-postgres')],
   ],
   ['pg', [fromController('pg')]],
-  ['@outpost/runtime', [file('services/runtime/dist/index.js')]],
+  ['@outpost/runtime', [file('packages/runtime/dist/index.js')]],
 ];
 
 /** The order the services pay them in; each step adds one import to the same process. */

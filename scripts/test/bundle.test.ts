@@ -104,7 +104,7 @@ describe('npm run package', () => {
       expect(files.some((f) => f.startsWith(`services/${svc}/drizzle/`) && f.endsWith('.sql'))).toBe(true);
     }
     expect(files.filter((f) => f.endsWith('.ts') || f.includes('/src/') || f.includes('/test/'))).toEqual([]);
-    expect(files.some((f) => f.startsWith('services/ui/'))).toBe(false);
+    expect(files.some((f) => f.startsWith('packages/ui/'))).toBe(false);
     expect(files.some((f) => /(^|\/)passwd$/.test(f))).toBe(false);
   });
 

@@ -8,7 +8,7 @@ import {
   serveApp,
 } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
-import type { BaseUrls } from '@outpost/notify';
+import type { BaseUrls } from '@outpost/notification-senders';
 import type { Logger } from 'pino';
 import { subscribeControllerEvents } from './bus/events.js';
 import { type NotifierConfig, retryDelaysMs } from './config.js';

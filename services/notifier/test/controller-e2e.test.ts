@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatTime } from '../src/domain/templates.js';
 import { freshPostgres } from './helpers/databases.js';

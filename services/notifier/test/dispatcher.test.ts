@@ -1,4 +1,4 @@
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotifierDatabase, openDatabase } from '../src/db/client.js';

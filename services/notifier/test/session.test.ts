@@ -1,4 +1,4 @@
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from './helpers/databases.js';
 import { startMosquitto } from './helpers/mosquitto.js';

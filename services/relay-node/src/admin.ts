@@ -1,5 +1,5 @@
 import type { RelaynodeEvent, relaynode } from '@outpost/contracts';
-import { redactNotifierUrl } from '@outpost/notify';
+import { redactNotifierUrl } from '@outpost/notification-senders';
 import { HttpError } from '@outpost/runtime';
 import type { AlertSender, AlertStore } from './domain/alerts.js';
 import type { LogSink } from './domain/relay-node.js';

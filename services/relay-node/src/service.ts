@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BaseUrls } from '@outpost/notify';
+import type { BaseUrls } from '@outpost/notification-senders';
 import {
   checkOutboundHost,
   createMqtt,

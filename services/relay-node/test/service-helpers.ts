@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeChip } from '@outpost/gpiochip/testing';
-import type { BaseUrls } from '@outpost/notify';
+import type { BaseUrls } from '@outpost/notification-senders';
 import { createLogger, type Logger } from '@outpost/runtime';
 import type { Clock } from '@outpost/runtime/clock';
 import type { RelaynodeConfig } from '../src/config.js';

@@ -1,4 +1,4 @@
-import { type BaseUrls, channelTargets, sendAll } from '@outpost/notify';
+import { type BaseUrls, channelTargets, sendAll } from '@outpost/notification-senders';
 import type { Deliver } from '../domain/types.js';
 
 export interface DeliverOptions {

@@ -1,5 +1,5 @@
 import { type ChannelType, notifier } from '@outpost/contracts';
-import { redactNotifierUrl } from '@outpost/notify';
+import { redactNotifierUrl } from '@outpost/notification-senders';
 
 const MASK = '****';
 

@@ -6,7 +6,7 @@ import {
   notifier,
 } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime/clock';
-import { channelTargets } from '@outpost/notify';
+import { channelTargets } from '@outpost/notification-senders';
 import { type Dispatcher, defaultSetting, type Outcome } from './dispatcher.js';
 import { keepSecrets, maskConfig } from './secrets.js';
 import { unknownVariables } from './templates.js';

@@ -11,7 +11,7 @@
  * (about 22 s wall on this 2-core machine; 10,000 take about 90 s). FUZZ_SEED replays a seed; a
  * failure prints seed and path.
  */
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

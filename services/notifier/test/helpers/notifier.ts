@@ -1,6 +1,6 @@
 import { startBroker } from '@outpost/broker';
 import { notifier } from '@outpost/contracts';
-import type { BaseUrls } from '@outpost/notify';
+import type { BaseUrls } from '@outpost/notification-senders';
 import { createLogger } from '@outpost/runtime';
 import type { Clock } from '@outpost/runtime/clock';
 import { SignJWT } from 'jose';

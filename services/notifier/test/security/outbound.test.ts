@@ -4,7 +4,7 @@
  * nothing; OUTBOUND_ALLOWED_NETWORKS opens ranges for LAN targets. What a user reads back is a few
  * words: never the reply of a server inside the network.
  */
-import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@outpost/notify/testing';
+import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@outpost/notification-senders/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../../src/notifier-app.js';
 import { client, embeddedBroker, launchNotifier } from '../helpers/notifier.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { leased } from '../lease-fields.js';

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { startHttpPeer, startSmtpPeer } from '@outpost/notify/testing';
+import { startHttpPeer, startSmtpPeer } from '@outpost/notification-senders/testing';
 import { ConfigError, createLogger } from '@outpost/runtime';
 import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ function logCapture() {
   return { lines, logger: createLogger({ service: 'relaynode', level: 'info', destination: stream }) };
 }
 
-describe('relay node notifications through @outpost/notify', () => {
+describe('relay node notifications through @outpost/notification-senders', () => {
   it('Failsafe Triggered and Heartbeat Restored reach a json:// receiver and an SMTP mailbox', async () => {
     const rx = await startHttpPeer();
     const smtp = await startSmtpPeer();

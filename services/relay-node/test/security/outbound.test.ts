@@ -1,4 +1,4 @@
-import { startHttpPeer } from '@outpost/notify/testing';
+import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { describe, expect, it } from 'vitest';
 import { startTestNode } from '../service-helpers.js';
 
