@@ -1,6 +1,6 @@
 import { createLogger, loadConfig, stopOnSignals } from '@outpost/runtime';
 import { checkNotifier, checkRelaynodeRest, ControllerEnv } from './config.js';
-import { startController } from './run-controller.js';
+import { startController } from './app.js';
 
 async function main(): Promise<void> {
   const env = loadConfig(ControllerEnv);

@@ -1,6 +1,6 @@
 import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { parseDashboardConfig } from './config.js';
-import { startDashboard } from './service.js';
+import { startDashboard } from './app.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof parseDashboardConfig>;

@@ -3,7 +3,7 @@ import { startBroker } from '@outpost/broker';
 import { FleetState } from '@outpost/contracts';
 import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
-import { startDashboard } from '../src/service.js';
+import { startDashboard } from '../src/app.js';
 import { silentLogger, testConfig, waitFor } from './helpers.js';
 
 const freePort = () =>

@@ -4,7 +4,7 @@ import { ManualClock } from '@outpost/runtime';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type Dashboard, startDashboard } from '../src/service.js';
+import { type Dashboard, startDashboard } from '../src/app.js';
 import { openWs, silentLogger, testConfig, waitFor } from './helpers.js';
 
 let broker: RunningBroker;

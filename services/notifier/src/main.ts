@@ -1,6 +1,6 @@
 import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { type NotifierConfig, parseNotifierConfig } from './config.js';
-import { type RunningNotifier, startNotifier } from './notifier-app.js';
+import { type RunningNotifier, startNotifier } from './app.js';
 
 async function main(): Promise<void> {
   let config: NotifierConfig;

@@ -1,7 +1,7 @@
 import { NOTIFICATION_EVENTS } from '@outpost/contracts';
 import { startHttpPeer } from '@outpost/notification-senders/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningNotifier } from '../src/notifier-app.js';
+import type { RunningNotifier } from '../src/app.js';
 import { client, embeddedBroker, launchNotifier, NOTIFIER_API_SECRET, token } from './helpers/notifier.js';
 
 let broker: Awaited<ReturnType<typeof embeddedBroker>>;

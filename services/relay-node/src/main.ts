@@ -1,7 +1,7 @@
 import { GpioUnavailableError } from '@outpost/gpiochip';
 import { ConfigError, createLogger, stopOnSignals, stopSignals } from '@outpost/runtime';
 import { MISSING_SECRET, readConfig } from './config.js';
-import { type RunningNode, startRelayNode } from './service.js';
+import { type RunningNode, startRelayNode } from './app.js';
 import { startWatchdog, type Watchdog } from './system/watchdog.js';
 
 if (!process.env.RELAYNODE_API_SECRET) {

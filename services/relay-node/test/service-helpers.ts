@@ -10,7 +10,7 @@ import { chooseIo, type IoChoice } from '../src/hardware/io-factory.js';
 import { gpioNumber } from '../src/hardware/pins.js';
 import { MockIO } from '../src/hardware/mock-io.js';
 import type { IOPlugin } from '../src/hardware/relay-driver.js';
-import { startRelayNode } from '../src/service.js';
+import { startRelayNode } from '../src/app.js';
 import { type PowerControl, RecordingPower } from '../src/system/power.js';
 
 export const SECRET = 'test-secret-0123456789';

@@ -13,7 +13,7 @@ const { Engine } = await import('../dist/domain/engine.js');
 const { startTicker } = await import('../dist/domain/ticker.js');
 const { buildSentences } = await import('../dist/domain/nmea/index.js');
 const { formatXgps } = await import('../dist/domain/xgps.js');
-const { startSimulator } = await import('../dist/app/simulator-app.js');
+const { startSimulator } = await import('../dist/app.js');
 const { parseSimulatorConfig } = await import('../dist/config.js');
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -7,7 +7,7 @@ import { createConnection } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createLogger, ManualClock } from '@outpost/runtime';
 
-const { startSimulator } = await import('../dist/app/simulator-app.js');
+const { startSimulator } = await import('../dist/app.js');
 const { parseSimulatorConfig } = await import('../dist/config.js');
 
 const logger = createLogger({ service: 'simulator-bench', level: 'silent' });

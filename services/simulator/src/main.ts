@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, createLogger, stopOnSignals } from '@outpost/runtime';
 import { type KeptPassword, keptPassword, PASSWORD_FILE } from './app/password-file.js';
 import { SimulatorIpError } from './heartbeat/index.js';
-import { startSimulator } from './app/simulator-app.js';
+import { startSimulator } from './app.js';
 import { parseSimulatorConfig } from './config.js';
 
 async function main(): Promise<void> {

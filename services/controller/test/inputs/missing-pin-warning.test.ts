@@ -5,7 +5,7 @@ import { browserTestsEnabled, DESKTOP, openBrowser } from '@outpost/ui/testing';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerEnv } from '../../src/config.js';
-import { type RunningController, startController } from '../../src/run-controller.js';
+import { type RunningController, startController } from '../../src/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';

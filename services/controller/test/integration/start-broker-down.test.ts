@@ -4,7 +4,7 @@ import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET, startTestNode } from '../../../relay-node/test/service-helpers.js';
 import { ControllerEnv } from '../../src/config.js';
-import { type RunningController, startController } from '../../src/run-controller.js';
+import { type RunningController, startController } from '../../src/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { controllerClient, JWT_SECRET, PASSWORD } from '../helpers/stack.js';
 import { waitFor } from '../helpers/wait.js';

@@ -1,7 +1,7 @@
 import { createLogger } from '@outpost/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerEnv } from '../../src/config.js';
-import { type RunningController, startController } from '../../src/run-controller.js';
+import { type RunningController, startController } from '../../src/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
 /**

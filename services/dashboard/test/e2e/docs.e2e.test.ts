@@ -2,7 +2,7 @@ import { type RunningBroker, startBroker } from '@outpost/broker';
 import { browserTestsEnabled, CHROMIUM, screenshot } from '@outpost/ui/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dashboard, startDashboard } from '../../src/service.js';
+import { type Dashboard, startDashboard } from '../../src/app.js';
 import { silentLogger, testConfig } from '../helpers.js';
 
 /**

@@ -23,7 +23,7 @@ import {
   until,
   watchProcess,
 } from '@outpost/contracts/testing';
-import { type Dashboard, startDashboard } from '../../src/service.js';
+import { type Dashboard, startDashboard } from '../../src/app.js';
 import { silentLogger, testConfig } from '../helpers.js';
 
 const MESSAGES = surfaceRuns(5_000);

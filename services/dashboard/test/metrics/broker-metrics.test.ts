@@ -1,7 +1,7 @@
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dashboard, startDashboard } from '../../src/service.js';
+import { type Dashboard, startDashboard } from '../../src/app.js';
 import { silentLogger, testConfig } from '../helpers.js';
 
 const value = (text: string, name: string): number | null => {

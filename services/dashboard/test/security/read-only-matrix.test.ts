@@ -2,7 +2,7 @@ import { type RunningBroker, startBroker } from '@outpost/broker';
 import { ManualClock } from '@outpost/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type Dashboard, startDashboard } from '../../src/service.js';
+import { type Dashboard, startDashboard } from '../../src/app.js';
 import { silentLogger, testConfig, waitFor } from '../helpers.js';
 
 /**

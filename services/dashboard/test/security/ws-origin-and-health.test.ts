@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { parseDashboardConfig } from '../../src/config.js';
-import { type Dashboard, startDashboard } from '../../src/service.js';
+import { type Dashboard, startDashboard } from '../../src/app.js';
 import { silentLogger, testConfig } from '../helpers.js';
 
 /**

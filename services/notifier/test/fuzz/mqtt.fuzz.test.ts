@@ -18,7 +18,7 @@ import {
   surfaceRuns,
   watchProcess,
 } from '@outpost/contracts/testing';
-import type { RunningNotifier } from '../../src/notifier-app.js';
+import type { RunningNotifier } from '../../src/app.js';
 import { embeddedBroker, launchNotifier, token } from '../helpers/notifier.js';
 import { notifierSnapshot } from './fuzz-helpers.js';
 

@@ -26,7 +26,7 @@ import {
   type RestTarget,
   surfaceRuns,
 } from '@outpost/contracts/testing';
-import type { RunningNotifier } from '../../src/notifier-app.js';
+import type { RunningNotifier } from '../../src/app.js';
 import { embeddedBroker, launchNotifier } from '../helpers/notifier.js';
 import { notifierTarget } from './fuzz-helpers.js';
 

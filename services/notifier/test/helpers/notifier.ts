@@ -6,7 +6,7 @@ import type { Clock } from '@outpost/runtime/clock';
 import { SignJWT } from 'jose';
 import mqtt from 'mqtt';
 import { parseNotifierConfig } from '../../src/config.js';
-import { type RunningNotifier, startNotifier } from '../../src/notifier-app.js';
+import { type RunningNotifier, startNotifier } from '../../src/app.js';
 import { freshPostgres } from './databases.js';
 
 export const NOTIFIER_API_SECRET = 'test-service-key-for-the-notifier-0123456789';

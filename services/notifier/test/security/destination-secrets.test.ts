@@ -6,7 +6,7 @@
  */
 import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@outpost/notification-senders/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningNotifier } from '../../src/notifier-app.js';
+import type { RunningNotifier } from '../../src/app.js';
 import { client, embeddedBroker, launchNotifier } from '../helpers/notifier.js';
 
 let broker: Awaited<ReturnType<typeof embeddedBroker>>;

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningNotifier } from '../../src/notifier-app.js';
+import type { RunningNotifier } from '../../src/app.js';
 import { freshPostgres } from '../helpers/databases.js';
 import {
   embeddedBroker,

@@ -6,7 +6,7 @@ import { EPO_POLL_MS } from '../../src/domain/epo.js';
 import { chooseIo } from '../../src/hardware/io-factory.js';
 import { BOARD_PRESETS } from '../../src/hardware/pins.js';
 import { RelayDriver } from '../../src/hardware/relay-driver.js';
-import { startRelayNode } from '../../src/service.js';
+import { startRelayNode } from '../../src/app.js';
 import { RecordingPower } from '../../src/system/power.js';
 import { testConfig } from '../service-helpers.js';
 

@@ -1,5 +1,5 @@
 import { type Clock, ManualClock } from '@outpost/runtime';
-import { type RunningSimulator, startSimulator } from '../../src/app/simulator-app.js';
+import { type RunningSimulator, startSimulator } from '../../src/app.js';
 import { parseSimulatorConfig } from '../../src/config.js';
 import { silentLogger } from './log.js';
 

@@ -8,16 +8,16 @@ import {
   serveApp,
   systemClock,
 } from '@outpost/runtime';
-import * as airports from '../airports/index.js';
-import type { SimulatorConfig } from '../config.js';
-import { buildGateway, type Gateway } from '../gateway/app.js';
-import { type ListOptions, listSerialDevices } from '../io/serial-devices.js';
-import { createHeartbeat, createSystemPinger, type Heartbeat, parseSimulatorIp } from '../heartbeat/index.js';
-import { simulatorDiscovery, simulatorDiscoveryTopic, simulatorRunningTopic } from '../ha/discovery.js';
-import { publishRunningState } from '../ha/running-state.js';
-import { registerSimulatorMetrics } from '../metrics/simulator-metrics.js';
-import { applyAutoStart } from './auto-start.js';
-import { SimulatorService } from './simulator-service.js';
+import * as airports from './airports/index.js';
+import type { SimulatorConfig } from './config.js';
+import { buildGateway, type Gateway } from './gateway/app.js';
+import { type ListOptions, listSerialDevices } from './io/serial-devices.js';
+import { createHeartbeat, createSystemPinger, type Heartbeat, parseSimulatorIp } from './heartbeat/index.js';
+import { simulatorDiscovery, simulatorDiscoveryTopic, simulatorRunningTopic } from './ha/discovery.js';
+import { publishRunningState } from './ha/running-state.js';
+import { registerSimulatorMetrics } from './metrics/simulator-metrics.js';
+import { applyAutoStart } from './app/auto-start.js';
+import { SimulatorService } from './app/simulator-service.js';
 
 export interface SimulatorAppOptions {
   config: SimulatorConfig;
