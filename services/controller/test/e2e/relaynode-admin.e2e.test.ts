@@ -16,10 +16,7 @@ import {
 } from '@outpost/ui/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemBus } from '../../../relay-node/src/system/dbus.js';
-import { LogindPower } from '../../../relay-node/src/system/power.js';
-import { startDbusMock } from '../../../relay-node/test/peers.js';
-import { SECRET, startTestNode } from '../../../relay-node/test/service-helpers.js';
+import { LogindPower, SECRET, startDbusMock, startTestNode, SystemBus } from '@outpost/relay-node/testing';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
 /**

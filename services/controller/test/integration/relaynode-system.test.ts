@@ -3,11 +3,7 @@ import { createMqtt, type OutpostMqtt, type RunningServer, serveApp } from '@out
 import mqtt from 'mqtt';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { leased } from '../../../relay-node/test/lease-fields.js';
-import { startDbusMock } from '../../../relay-node/test/peers.js';
-import { startTestNode } from '../../../relay-node/test/service-helpers.js';
-import { SystemBus } from '../../../relay-node/src/system/dbus.js';
-import { LogindPower } from '../../../relay-node/src/system/power.js';
+import { leased, LogindPower, startDbusMock, startTestNode, SystemBus } from '@outpost/relay-node/testing';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import type { Database } from '../../src/db/connection.js';
 import { buildGateway } from '../../src/gateway/gateway.js';

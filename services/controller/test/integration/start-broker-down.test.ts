@@ -2,7 +2,7 @@ import { type RunningBroker, startBroker } from '@outpost/broker';
 import { createLogger } from '@outpost/runtime';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET, startTestNode } from '../../../relay-node/test/service-helpers.js';
+import { SECRET, startTestNode } from '@outpost/relay-node/testing';
 import { ControllerEnv } from '../../src/config.js';
 import { type RunningController, startController } from '../../src/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';

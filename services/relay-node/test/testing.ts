@@ -1,0 +1,10 @@
+/**
+ * What other packages' tests use to run a real relay node beside them: the node itself, the dbusmock
+ * peers its WiFi and power code talks to, and lease fields for a REST heartbeat. Imported by name as
+ * `@outpost/relay-node/testing`.
+ */
+export * from './service-helpers.js';
+export { startDbusMock } from './peers.js';
+export { leased } from './lease-fields.js';
+export { SystemBus } from '../src/system/dbus.js';
+export { LogindPower } from '../src/system/power.js';
