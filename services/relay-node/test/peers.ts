@@ -99,6 +99,48 @@ export async function startDbusMock(templates: string[]) {
   };
 }
 
+type DbusMock = Awaited<ReturnType<typeof startDbusMock>>;
+
+const NM = 'org.freedesktop.NetworkManager';
+const NM_PATH = '/org/freedesktop/NetworkManager';
+const MOCK = 'org.freedesktop.DBus.Mock';
+/** The WiFi device wifiDevice() adds; access points hang off it. */
+export const MOCK_WLAN = '/org/freedesktop/NetworkManager/Devices/mock_wlan0';
+
+/** One access point as dbusmock's NetworkManager template takes it (3 = WPA2 personal; 5400 Mbit/s). */
+export interface MockAccessPoint {
+  name: string;
+  ssid: string;
+  bssid: string;
+  frequencyMhz: number;
+  strength: number;
+  /** NM_802_11_AP_FLAGS: '0x100' for a secured network, '0' for an open one. */
+  flags: string;
+}
+
+/** A wlan0 device on the mock NetworkManager with the given access points in range. */
+export async function wifiDevice(mock: DbusMock, aps: MockAccessPoint[]): Promise<void> {
+  await mock.call(NM, NM_PATH, `${MOCK}.AddWiFiDevice`, 'mock_wlan0', 'wlan0', '100');
+  for (const ap of aps) await accessPoint(mock, ap);
+}
+
+export async function accessPoint(mock: DbusMock, ap: MockAccessPoint): Promise<void> {
+  await mock.call(
+    NM,
+    NM_PATH,
+    `${MOCK}.AddAccessPoint`,
+    MOCK_WLAN,
+    ap.name,
+    ap.ssid,
+    ap.bssid,
+    '3',
+    String(ap.frequencyMhz),
+    '5400',
+    String(ap.strength),
+    ap.flags,
+  );
+}
+
 /**
  * A broker of our own on a free loopback port: the embedded @outpost/broker when it is built,
  * otherwise a Mosquitto process.

@@ -4,7 +4,7 @@
  * `@outpost/relay-node/testing`.
  */
 export * from './service-helpers.js';
-export { startDbusMock } from './peers.js';
+export { type MockAccessPoint, startDbusMock, wifiDevice } from './peers.js';
 export { leased } from './lease-fields.js';
 export { SystemBus } from '../src/system/dbus.js';
 export { LogindPower } from '../src/system/power.js';

@@ -16,7 +16,14 @@ import {
 } from '@outpost/ui/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogindPower, SECRET, startDbusMock, startTestNode, SystemBus } from '@outpost/relay-node/testing';
+import {
+  LogindPower,
+  SECRET,
+  startDbusMock,
+  startTestNode,
+  SystemBus,
+  wifiDevice,
+} from '@outpost/relay-node/testing';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 
 /**
@@ -33,7 +40,6 @@ const NM_PATH = '/org/freedesktop/NetworkManager';
 const LOGIND = 'org.freedesktop.login1';
 const LOGIND_PATH = '/org/freedesktop/login1';
 const MOCK = 'org.freedesktop.DBus.Mock';
-const DEV = '/org/freedesktop/NetworkManager/Devices/mock_wlan0';
 
 describe.skipIf(!browserTestsEnabled())('relay node administration in the console (Chromium)', () => {
   let mock: Awaited<ReturnType<typeof startDbusMock>>;
@@ -59,26 +65,24 @@ describe.skipIf(!browserTestsEnabled())('relay node administration in the consol
 
   beforeAll(async () => {
     mock = await startDbusMock(['networkmanager', 'logind']);
-    await mock.call(NM, NM_PATH, `${MOCK}.AddWiFiDevice`, 'mock_wlan0', 'wlan0', '100');
-    for (const [name, ssid, bssid, freq, strength, flags] of [
-      ['ap1', 'ShedWifi', '00:11:22:33:44:55', '2412', '80', '0x100'],
-      ['ap2', 'OpenCafe', '00:11:22:33:44:77', '5180', '35', '0'],
-    ] as const) {
-      await mock.call(
-        NM,
-        NM_PATH,
-        `${MOCK}.AddAccessPoint`,
-        DEV,
-        name,
-        ssid,
-        bssid,
-        '3',
-        freq,
-        '5400',
-        strength,
-        flags,
-      );
-    }
+    await wifiDevice(mock, [
+      {
+        name: 'ap1',
+        ssid: 'ShedWifi',
+        bssid: '00:11:22:33:44:55',
+        frequencyMhz: 2412,
+        strength: 80,
+        flags: '0x100',
+      },
+      {
+        name: 'ap2',
+        ssid: 'OpenCafe',
+        bssid: '00:11:22:33:44:77',
+        frequencyMhz: 5180,
+        strength: 35,
+        flags: '0',
+      },
+    ]);
     broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
     powerBus = new SystemBus(mock.address);
     node = await startTestNode({

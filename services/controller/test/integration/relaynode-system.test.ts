@@ -3,7 +3,14 @@ import { createMqtt, type OutpostMqtt, type RunningServer, serveApp } from '@out
 import mqtt from 'mqtt';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { leased, LogindPower, startDbusMock, startTestNode, SystemBus } from '@outpost/relay-node/testing';
+import {
+  leased,
+  LogindPower,
+  startDbusMock,
+  startTestNode,
+  SystemBus,
+  wifiDevice,
+} from '@outpost/relay-node/testing';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
 import type { Database } from '../../src/db/connection.js';
 import { buildGateway } from '../../src/gateway/gateway.js';
@@ -23,7 +30,6 @@ const SETTINGS_PATH = '/org/freedesktop/NetworkManager/Settings';
 const LOGIND = 'org.freedesktop.login1';
 const LOGIND_PATH = '/org/freedesktop/login1';
 const MOCK = 'org.freedesktop.DBus.Mock';
-const DEV = '/org/freedesktop/NetworkManager/Devices/mock_wlan0';
 const PASSWORD = 'barn-door-secret-4711';
 const CONNECT_PASSWORD = 'shed-wifi-secret-0815';
 
@@ -60,30 +66,6 @@ const listConnections = () => mock.call(NM, SETTINGS_PATH, `${NM}.Settings.ListC
 const logindCalls = () => mock.call(LOGIND, LOGIND_PATH, `${MOCK}.GetCalls`);
 const audit = async () => (await call('GET', '/api/audit?limit=50')).body as Array<Record<string, unknown>>;
 
-async function addAccessPoint(
-  name: string,
-  ssid: string,
-  bssid: string,
-  freq: string,
-  strength: string,
-  flags: string,
-) {
-  await mock.call(
-    NM,
-    NM_PATH,
-    `${MOCK}.AddAccessPoint`,
-    DEV,
-    name,
-    ssid,
-    bssid,
-    '3',
-    freq,
-    '5400',
-    strength,
-    flags,
-  );
-}
-
 /** The node's relay, switched as the controller's heartbeat lease would switch it. */
 async function nodeRelay(on: boolean) {
   const res = await node.api(
@@ -97,10 +79,32 @@ async function nodeRelay(on: boolean) {
 
 beforeAll(async () => {
   mock = await startDbusMock(['networkmanager', 'logind']);
-  await mock.call(NM, NM_PATH, `${MOCK}.AddWiFiDevice`, 'mock_wlan0', 'wlan0', '100');
-  await addAccessPoint('ap1', 'ShedWifi', '00:11:22:33:44:55', '2412', '80', '0x100');
-  await addAccessPoint('ap2', 'ShedWifi', '00:11:22:33:44:66', '5180', '40', '0x100');
-  await addAccessPoint('ap3', 'OpenCafe', '00:11:22:33:44:77', '2437', '55', '0');
+  await wifiDevice(mock, [
+    {
+      name: 'ap1',
+      ssid: 'ShedWifi',
+      bssid: '00:11:22:33:44:55',
+      frequencyMhz: 2412,
+      strength: 80,
+      flags: '0x100',
+    },
+    {
+      name: 'ap2',
+      ssid: 'ShedWifi',
+      bssid: '00:11:22:33:44:66',
+      frequencyMhz: 5180,
+      strength: 40,
+      flags: '0x100',
+    },
+    {
+      name: 'ap3',
+      ssid: 'OpenCafe',
+      bssid: '00:11:22:33:44:77',
+      frequencyMhz: 2437,
+      strength: 55,
+      flags: '0',
+    },
+  ]);
   broker = await embeddedBroker();
   const mqttConfig = { url: broker.url, username: undefined, password: undefined, prefix: 'outpost' };
   // As on a Pi: reboot and power-off go to logind (mock hardware alone would only record them).

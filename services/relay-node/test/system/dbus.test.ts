@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemBus } from '../../src/system/dbus.js';
 import { LogindPower } from '../../src/system/power.js';
 import { NetworkManagerWifi, WifiError } from '../../src/system/wifi.js';
-import { startDbusMock } from '../peers.js';
+import { startDbusMock, wifiDevice } from '../peers.js';
 import { startTestNode } from '../service-helpers.js';
 
 const NM = 'org.freedesktop.NetworkManager';
 const MOCK = 'org.freedesktop.DBus.Mock';
-const DEV = '/org/freedesktop/NetworkManager/Devices/mock_wlan0';
 
 describe('WiFi and power over D-Bus (python3-dbusmock on a private bus)', () => {
   let mock: Awaited<ReturnType<typeof startDbusMock>>;
@@ -16,56 +15,32 @@ describe('WiFi and power over D-Bus (python3-dbusmock on a private bus)', () => 
 
   beforeAll(async () => {
     mock = await startDbusMock(['networkmanager', 'logind']);
-    await mock.call(
-      NM,
-      '/org/freedesktop/NetworkManager',
-      `${MOCK}.AddWiFiDevice`,
-      'mock_wlan0',
-      'wlan0',
-      '100',
-    );
-    await mock.call(
-      NM,
-      '/org/freedesktop/NetworkManager',
-      `${MOCK}.AddAccessPoint`,
-      DEV,
-      'ap1',
-      'ShedWifi',
-      '00:11:22:33:44:55',
-      '3',
-      '2412',
-      '5400',
-      '80',
-      '0x100',
-    );
-    await mock.call(
-      NM,
-      '/org/freedesktop/NetworkManager',
-      `${MOCK}.AddAccessPoint`,
-      DEV,
-      'ap2',
-      'ShedWifi',
-      '00:11:22:33:44:66',
-      '3',
-      '5180',
-      '5400',
-      '40',
-      '0x100',
-    );
-    await mock.call(
-      NM,
-      '/org/freedesktop/NetworkManager',
-      `${MOCK}.AddAccessPoint`,
-      DEV,
-      'ap3',
-      'OpenCafe',
-      '00:11:22:33:44:77',
-      '3',
-      '2437',
-      '5400',
-      '60',
-      '0',
-    );
+    await wifiDevice(mock, [
+      {
+        name: 'ap1',
+        ssid: 'ShedWifi',
+        bssid: '00:11:22:33:44:55',
+        frequencyMhz: 2412,
+        strength: 80,
+        flags: '0x100',
+      },
+      {
+        name: 'ap2',
+        ssid: 'ShedWifi',
+        bssid: '00:11:22:33:44:66',
+        frequencyMhz: 5180,
+        strength: 40,
+        flags: '0x100',
+      },
+      {
+        name: 'ap3',
+        ssid: 'OpenCafe',
+        bssid: '00:11:22:33:44:77',
+        frequencyMhz: 2437,
+        strength: 60,
+        flags: '0',
+      },
+    ]);
     bus = new SystemBus(mock.address);
     wifi = new NetworkManagerWifi(bus);
   }, 20_000);
