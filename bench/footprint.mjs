@@ -152,7 +152,11 @@ async function launch(dataDir, extraEnv = {}) {
     'SIMULATOR_PORT',
     'DASHBOARD_PORT',
   ]) {
-    ports[name] = String(await freePort());
+    // The kernel may hand the same free port out twice in a row: each service gets its own.
+    let port;
+    do port = String(await freePort());
+    while (Object.values(ports).includes(port));
+    ports[name] = port;
   }
   // A clean environment: a DATABASE_URL or MQTT_URL of the caller's shell must not change what is measured.
   const env = {

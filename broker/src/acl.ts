@@ -1,4 +1,5 @@
-import { DEFAULT_PREFIX, filterMatches } from '@outpost/contracts';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
+import { filterMatches } from '@outpost/contracts/topic-filter';
 import type { Principal } from './users.js';
 
 export type Verdict = { ok: true } | { ok: false; reason: string };

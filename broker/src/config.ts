@@ -1,5 +1,5 @@
-import { DEFAULT_PREFIX } from '@outpost/contracts';
-import { envBool, parseConfig } from '@outpost/runtime';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
+import { envBool, parseConfig } from '@outpost/runtime/config';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger, type ServerTls, serverTlsFromEnv, stopOnSignals } from '@outpost/runtime';
+import { stopOnSignals } from '@outpost/runtime/lifecycle';
+import { createLogger } from '@outpost/runtime/logger';
+import { type ServerTls, serverTlsFromEnv } from '@outpost/runtime/tls';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
 import { parseBrokerEnv } from './config.js';

@@ -127,17 +127,7 @@ export function parseTopic<K extends TopicKey>(
   return params as TopicParams<K>;
 }
 
-/** True when an MQTT filter (with + and #) matches a topic. */
-export function filterMatches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length) return false;
-    if (f[i] !== '+' && f[i] !== t[i]) return false;
-  }
-  return f.length === t.length;
-}
+export { filterMatches } from './topic-filter.js';
 
 export type Decoded<K extends TopicKey> = { ok: true; value: PayloadOf<K> } | { ok: false; error: string };
 

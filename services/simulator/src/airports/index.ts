@@ -42,14 +42,31 @@ function load(): Airport[] {
   return out;
 }
 
-const airports: readonly Airport[] = Object.freeze(load());
-const icaos: readonly string[] = airports.map((a) => a.icao);
-const byIcao = new Map<string, Airport>(airports.map((a) => [a.icao, a]));
+interface Table {
+  airports: readonly Airport[];
+  icaos: readonly string[];
+  byIcao: Map<string, Airport>;
+}
+
+// Parsed on first use, not at import: 20,000 airport objects and their index cost the simulator over
+// 10 MB of resident memory that most runs, which never open the picker, would hold for nothing.
+let parsed: Table | undefined;
+function table(): Table {
+  if (!parsed) {
+    const airports = Object.freeze(load());
+    parsed = {
+      airports,
+      icaos: airports.map((a) => a.icao),
+      byIcao: new Map(airports.map((a) => [a.icao, a])),
+    };
+  }
+  return parsed;
+}
 
 // Built on the first name search (about 100 ms) so importing the module stays cheap.
 let nameIndex: NameIndex | undefined;
 function names(): NameIndex {
-  nameIndex ??= new NameIndex(airports.map((a) => a.name));
+  nameIndex ??= new NameIndex(table().airports.map((a) => a.name));
   return nameIndex;
 }
 
@@ -58,17 +75,29 @@ export function warmUp(): void {
   names();
 }
 
-export const count: number = airports.length;
+/** One line per airport in the generated table: counted without parsing it. */
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf('\n', at);
+    const stop = end === -1 ? text.length : end;
+    if (stop > at) lines++;
+    at = stop + 1;
+  }
+  return lines;
+}
+
+export const count: number = countLines(AIRPORTS_DATA);
 
 /** Exact code, case-insensitive. */
 export function lookup(icao: string): Airport | undefined {
   if (typeof icao !== 'string') return undefined;
-  return byIcao.get(icao.trim().toUpperCase());
+  return table().byIcao.get(icao.trim().toUpperCase());
 }
 
 /** Every airport, sorted by ICAO. The array and its entries are frozen. */
 export function list(): readonly Airport[] {
-  return airports;
+  return table().airports;
 }
 
 function lowerBound(arr: readonly string[], key: string): number {
@@ -92,6 +121,7 @@ export function search(q: string, limit: number = DEFAULT_SEARCH_LIMIT): Airport
   const max = Number.isFinite(limit) ? Math.floor(limit) : DEFAULT_SEARCH_LIMIT;
   if (query === '' || max <= 0) return [];
 
+  const { airports, icaos } = table();
   const out: Airport[] = [];
   const taken = new Set<number>();
   const upper = query.toUpperCase();
