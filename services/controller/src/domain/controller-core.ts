@@ -160,20 +160,12 @@ export class GeneratorCore implements ModuleHost {
     const wait = this.deps.config.dbWaitMs ?? 1500;
     return new Promise((resolve) => {
       const handle = this.deps.clock.setTimeout(resolve, wait);
-      void this.writes.stallSignal().then(() => {
+      const done = () => {
         this.deps.clock.clearTimeout(handle);
         resolve();
-      });
-      write.then(
-        () => {
-          this.deps.clock.clearTimeout(handle);
-          resolve();
-        },
-        () => {
-          this.deps.clock.clearTimeout(handle);
-          resolve();
-        },
-      );
+      };
+      void this.writes.stallSignal().then(done);
+      write.then(done, done);
     });
   }
 

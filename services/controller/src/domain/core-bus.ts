@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { StopReason } from '@outpost/contracts';
 import type { StopOutcome } from './controller-types.js';
 import type { Actor, PersistedState } from './types.js';
@@ -16,22 +17,9 @@ export interface CoreEvents {
   runStopped: [reason: StopReason, actor: Actor, outcome: StopOutcome];
 }
 
-type Listener<K extends keyof CoreEvents> = (...args: CoreEvents[K]) => void;
-
 /**
- * Synchronous and in subscription order: timers are armed in the order modules registered, so two
- * deadlines at the same millisecond keep firing in the order they always have.
+ * Node's emitter calls listeners synchronously and in subscription order: timers are armed in the
+ * order modules registered, so two deadlines at the same millisecond keep firing in the order they
+ * always have.
  */
-export class CoreBus {
-  private readonly listeners: { [K in keyof CoreEvents]?: Listener<K>[] } = {};
-
-  on<K extends keyof CoreEvents>(event: K, listener: Listener<K>): void {
-    const list = (this.listeners[event] ?? []) as Listener<K>[];
-    list.push(listener);
-    (this.listeners as Record<K, Listener<K>[]>)[event] = list;
-  }
-
-  emit<K extends keyof CoreEvents>(event: K, ...args: CoreEvents[K]): void {
-    for (const listener of (this.listeners[event] ?? []) as Listener<K>[]) listener(...args);
-  }
-}
+export class CoreBus extends EventEmitter<CoreEvents> {}
