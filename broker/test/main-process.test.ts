@@ -28,6 +28,8 @@ describe('broker process (main)', () => {
   });
 
   it('refuses a REDIS_URL without a password unless Redis is on this host; TLS and passwords pass', async () => {
+    // The remote addresses are data only: the first list is refused while the environment is parsed,
+    // before any connection, and the second is only parsed, never started.
     for (const url of [
       'redis://10.255.255.1:6379',
       'rediss://redis.example:6380',
