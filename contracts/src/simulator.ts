@@ -112,6 +112,8 @@ export const NetworkConfig = z
     efb_broadcast_address: Ipv4,
     efb_ip_enabled: z.boolean(),
     efb_target_ips: z.array(Ipv4OrRange).max(64),
+    /** GDL 90 on GDL90_PORT to the same broadcast address and tablets as the XGPS output. */
+    gdl90_enabled: z.boolean(),
     rebroadcast_usb: z.boolean(),
     rebroadcast_udp: z.boolean(),
     rebroadcast_udp_ip: z.union([Ipv4, z.literal('')]),

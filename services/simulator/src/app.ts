@@ -70,6 +70,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       baudrate: config.SERIAL_BAUDRATE,
     },
     efbPort: config.EFB_PORT,
+    gdl90Port: config.GDL90_PORT,
     listenHost: config.LISTEN_HOST,
     receiverTcp: {
       idleTimeoutMs: config.RECEIVER_TCP_IDLE_TIMEOUT_SECONDS * 1000,

@@ -42,6 +42,8 @@ export const simulatorEnvSchema = z.object({
   AUTO_START_EFB_BROADCAST: envBool(false),
   AUTO_START_EFB_TARGET_IPS: z.string().max(2000).default(''),
   AUTO_START_EFB_SIM_NAME: z.string().max(32).default(''),
+  /** GDL 90 next to (or instead of) XGPS, to the AUTO_START_EFB_* targets. */
+  AUTO_START_GDL90_ENABLED: envBool(false),
   AUTO_START_USB_ENABLED: envBool(false),
   AUTO_START_USB_DEVICE: z.string().max(255).default(''),
   AUTO_START_UDP_RETRANSMIT: envBool(false),
@@ -62,6 +64,7 @@ export const simulatorEnvSchema = z.object({
   /** Where "broadcast" EFB output goes; tests use a loopback broadcast address. */
   EFB_BROADCAST_ADDRESS: ipv4.default('255.255.255.255'),
   EFB_PORT: envPort(49002),
+  GDL90_PORT: envPort(4000),
   /** Address the receiver binds to. */
   LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
   /** A TCP receiver connection silent this long is closed; 0 keeps quiet connections. */

@@ -6,7 +6,8 @@ import type { SimulatorService } from './simulator-service.js';
 /** Which variable answers each start message when the choice comes from the environment. */
 const HINTS: Record<string, string> = {
   [START_MESSAGES.airport]: 'set AUTO_START_AIRPORT, or DEFAULT_LAT and DEFAULT_LON',
-  [START_MESSAGES.standaloneOutput]: 'set AUTO_START_USB_ENABLED or AUTO_START_EFB_ENABLED',
+  [START_MESSAGES.standaloneOutput]:
+    'set AUTO_START_USB_ENABLED, AUTO_START_EFB_ENABLED or AUTO_START_GDL90_ENABLED',
   [START_MESSAGES.usbDevice]: 'set AUTO_START_USB_DEVICE',
   [START_MESSAGES.rebroadcastUsbDevice]: 'set AUTO_START_USB_DEVICE',
   [START_MESSAGES.senderTargetIp]: 'set AUTO_START_TARGET_IP',
@@ -14,7 +15,7 @@ const HINTS: Record<string, string> = {
   [START_MESSAGES.efbSimName]: 'set AUTO_START_EFB_SIM_NAME',
   [START_MESSAGES.efbTargetIps]: 'set AUTO_START_EFB_TARGET_IPS',
   [START_MESSAGES.rebroadcastOutput]:
-    'set AUTO_START_USB_ENABLED, AUTO_START_EFB_ENABLED or AUTO_START_UDP_RETRANSMIT',
+    'set AUTO_START_USB_ENABLED, AUTO_START_EFB_ENABLED, AUTO_START_GDL90_ENABLED or AUTO_START_UDP_RETRANSMIT',
   [START_MESSAGES.rebroadcastUdpIp]: 'set AUTO_START_UDP_RETRANSMIT_IP',
 };
 
@@ -27,6 +28,7 @@ type AutoStartEnv = Pick<
   | 'AUTO_START_EFB_BROADCAST'
   | 'AUTO_START_EFB_TARGET_IPS'
   | 'AUTO_START_EFB_SIM_NAME'
+  | 'AUTO_START_GDL90_ENABLED'
   | 'AUTO_START_USB_ENABLED'
   | 'AUTO_START_USB_DEVICE'
   | 'AUTO_START_UDP_RETRANSMIT'
@@ -81,6 +83,7 @@ export async function applyAutoStart(env: AutoStartEnv, service: SimulatorServic
     efb_ip_enabled: ips.length > 0,
     efb_target_ips: ips,
     efb_sim_name: env.AUTO_START_EFB_SIM_NAME || env.EFB_SIM_NAME,
+    gdl90_enabled: env.AUTO_START_GDL90_ENABLED,
     rebroadcast_usb: mode === 'rebroadcaster' && env.AUTO_START_USB_ENABLED,
     rebroadcast_udp: env.AUTO_START_UDP_RETRANSMIT,
     rebroadcast_udp_ip: env.AUTO_START_UDP_RETRANSMIT_IP,

@@ -1,4 +1,5 @@
-import type { PositionValues } from '../domain/engine.js';
+import type { EngineState, PositionValues } from '../domain/engine.js';
+import { gdl90Epoch } from '../domain/gdl90/index.js';
 import { buildSentences } from '../domain/nmea/index.js';
 import { formatXgps } from '../domain/xgps.js';
 import type { RunOutputs } from './run-outputs.js';
@@ -18,10 +19,10 @@ export function senderJsonLine(p: PositionValues, nowMs: number): string {
 }
 
 /**
- * One second's output of a run: the selected NMEA sentences to USB and the sender, the XGPS line to
- * every EFB target. Returns the sentences for the live stream.
+ * One second's output of a run: the selected NMEA sentences to USB and the sender, the XGPS line and
+ * the GDL 90 frames to every EFB target. Returns the sentences for the live stream.
  */
-export function emitEpoch(run: RunOutputs, settings: Settings, p: PositionValues, nowMs: number): string[] {
+export function emitEpoch(run: RunOutputs, settings: Settings, p: EngineState, nowMs: number): string[] {
   const fix = {
     lat: p.lat,
     lon: p.lon,
@@ -36,5 +37,15 @@ export function emitEpoch(run: RunOutputs, settings: Settings, p: PositionValues
     run.send(settings.network.sender_format === 'json' ? [senderJsonLine(p, nowMs)] : sentences);
   }
   run.efb?.send(formatXgps(settings.network.efb_sim_name, fix));
+  if (run.gdl90) {
+    const ownship = { ...fix, vertical_fpm: p.vertical_fpm };
+    for (const frame of gdl90Epoch(settings.network.efb_sim_name, ownship, nowMs)) run.gdl90.send(frame);
+  }
   return sentences;
+}
+
+/** A second without a position (a receiver's feed went quiet): GDL 90 still beats, GPS invalid. */
+export function emitNoFix(run: RunOutputs, settings: Settings, nowMs: number): void {
+  if (!run.gdl90) return;
+  for (const frame of gdl90Epoch(settings.network.efb_sim_name, null, nowMs)) run.gdl90.send(frame);
 }

@@ -12,6 +12,7 @@ export interface RunEnvironment {
   clock: Clock;
   logger: Logger;
   efbPort: number;
+  gdl90Port: number;
   listenHost: string;
   /** The TCP receiver's limits (RECEIVER_TCP_*); unset: the listener's defaults. */
   receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
@@ -28,6 +29,7 @@ export interface RunPlan {
   generates: boolean;
   usb: boolean;
   efb: boolean;
+  gdl90: boolean;
   sender: boolean;
   listen: boolean;
   retransmit: boolean;
@@ -38,11 +40,13 @@ export function planRun(settings: Settings): RunPlan | null {
   if (!mode) return null;
   const net = settings.network;
   const efbMode = mode !== 'receiver';
+  const efbTargets = net.efb_broadcast || net.efb_ip_enabled;
   return {
     mode,
     generates: mode === 'standalone' || mode === 'sender',
     usb: settings.modes.usb_output || (mode === 'rebroadcaster' && net.rebroadcast_usb),
-    efb: efbMode && net.efb_enabled && (net.efb_broadcast || net.efb_ip_enabled),
+    efb: efbMode && net.efb_enabled && efbTargets,
+    gdl90: efbMode && net.gdl90_enabled && efbTargets,
     sender: mode === 'sender',
     listen: mode === 'receiver' || mode === 'rebroadcaster',
     retransmit: mode === 'rebroadcaster' && net.rebroadcast_udp && net.rebroadcast_udp_ip !== '',
@@ -55,10 +59,18 @@ interface OutputKeys {
   listener: string | null;
   sender: string | null;
   efb: string | null;
+  gdl90: string | null;
   retransmit: string | null;
 }
 
-const NO_KEYS: OutputKeys = { usb: null, listener: null, sender: null, efb: null, retransmit: null };
+const NO_KEYS: OutputKeys = {
+  usb: null,
+  listener: null,
+  sender: null,
+  efb: null,
+  gdl90: null,
+  retransmit: null,
+};
 
 function keysOf(plan: RunPlan, settings: Settings): OutputKeys {
   const net = settings.network;
@@ -68,6 +80,7 @@ function keysOf(plan: RunPlan, settings: Settings): OutputKeys {
     // A UDP sender's target is only an address on each datagram; a TCP sender is a connection.
     sender: plan.sender ? (net.protocol === 'tcp' ? `tcp:${net.target_ip}:${net.port}` : 'udp') : null,
     efb: plan.efb ? 'udp' : null,
+    gdl90: plan.gdl90 ? 'udp' : null,
     retransmit: plan.retransmit ? 'udp' : null,
   };
 }
@@ -77,6 +90,7 @@ type Opened = Partial<{
   listener: Listener;
   sender: TcpSender | UdpSender;
   efb: EfbOutput;
+  gdl90: EfbOutput;
   retransmit: UdpSender;
 }>;
 
@@ -89,6 +103,7 @@ type Opened = Partial<{
 export class RunOutputs {
   serial: SerialOutput | null = null;
   efb: EfbOutput | null = null;
+  gdl90: EfbOutput | null = null;
   udpSender: UdpSender | null = null;
   senderTarget: UdpTarget | null = null;
   tcpSender: TcpSender | null = null;
@@ -163,6 +178,14 @@ export class RunOutputs {
           ips: [],
         });
       }
+      if (changed('gdl90') && next.gdl90 !== null) {
+        opened.gdl90 = await EfbOutput.create({
+          logger: env.logger.child({ component: 'gdl90' }),
+          port: env.gdl90Port,
+          broadcastAddress: null,
+          ips: [],
+        });
+      }
       if (changed('retransmit') && next.retransmit !== null) {
         opened.retransmit = await UdpSender.create({ logger: env.logger.child({ component: 'retransmit' }) });
       }
@@ -192,6 +215,10 @@ export class RunOutputs {
       if (this.efb) closing.push(this.efb.close());
       this.efb = opened.efb ?? null;
     }
+    if (changed('gdl90')) {
+      if (this.gdl90) closing.push(this.gdl90.close());
+      this.gdl90 = opened.gdl90 ?? null;
+    }
     if (changed('retransmit')) {
       if (this.retransmit) closing.push(this.retransmit.close());
       this.retransmit = opened.retransmit ?? null;
@@ -207,10 +234,10 @@ export class RunOutputs {
       });
     }
     this.senderTarget = this.udpSender ? { host: net.target_ip, port: net.port } : null;
-    this.efb?.setTargets(
-      net.efb_broadcast ? net.efb_broadcast_address : null,
-      net.efb_ip_enabled ? expandTargets(net.efb_target_ips) : [],
-    );
+    const broadcast = net.efb_broadcast ? net.efb_broadcast_address : null;
+    const tablets = net.efb_ip_enabled ? expandTargets(net.efb_target_ips) : [];
+    this.efb?.setTargets(broadcast, tablets);
+    this.gdl90?.setTargets(broadcast, tablets);
     this.retransmitTarget = this.retransmit
       ? { host: net.rebroadcast_udp_ip, port: net.rebroadcast_udp_port }
       : null;
@@ -224,6 +251,7 @@ export class RunOutputs {
       this.tcpSender?.close(),
       this.udpSender?.close(),
       this.efb?.close(),
+      this.gdl90?.close(),
       this.retransmit?.close(),
     ];
     await Promise.allSettled(closing);
@@ -232,6 +260,7 @@ export class RunOutputs {
     this.tcpSender = null;
     this.udpSender = null;
     this.efb = null;
+    this.gdl90 = null;
     this.retransmit = null;
     this.keys = NO_KEYS;
   }
@@ -260,6 +289,13 @@ export class RunOutputs {
             targets: this.efb.targets.map((t) => `${t.host}:${t.port}`),
             datagrams_sent: this.efb.datagramsSent,
             send_errors: this.efb.sendErrors,
+          }
+        : null,
+      gdl90: this.gdl90
+        ? {
+            targets: this.gdl90.targets.map((t) => `${t.host}:${t.port}`),
+            datagrams_sent: this.gdl90.datagramsSent,
+            send_errors: this.gdl90.sendErrors,
           }
         : null,
       sender: this.tcpSender

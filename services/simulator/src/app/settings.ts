@@ -51,6 +51,7 @@ export function defaultSettings(d: SettingsDefaults): Settings {
       efb_broadcast_address: d.efbBroadcastAddress,
       efb_ip_enabled: false,
       efb_target_ips: [],
+      gdl90_enabled: false,
       rebroadcast_usb: false,
       rebroadcast_udp: false,
       rebroadcast_udp_ip: '',

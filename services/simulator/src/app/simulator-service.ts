@@ -5,7 +5,7 @@ import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
 import { validateStart } from '../domain/start-validation.js';
 import { StartError } from '../io/start-error.js';
-import { emitEpoch } from './epoch.js';
+import { emitEpoch, emitNoFix } from './epoch.js';
 import { RECEIVER_STALE_MS, ReceiverFeed } from './receiver-feed.js';
 import { planRun, RunOutputs } from './run-outputs.js';
 import { ServiceError } from './service-error.js';
@@ -37,6 +37,7 @@ export interface SimulatorServiceOptions {
   rates: EngineRates;
   defaults: SettingsDefaults;
   efbPort: number;
+  gdl90Port: number;
   listenHost: string;
   receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
   lookupAirport: (icao: string) => Airport | undefined;
@@ -216,6 +217,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
         clock: this.opts.clock,
         logger: this.opts.logger,
         efbPort: this.opts.efbPort,
+        gdl90Port: this.opts.gdl90Port,
         listenHost: this.opts.listenHost,
         ...(this.opts.receiverTcp ? { receiverTcp: this.opts.receiverTcp } : {}),
         onOutputStatus: (output, error) => {
@@ -312,6 +314,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     }
     if (plan.generates || receiving === true) {
       this.emit('nmea', emitEpoch(run, this.settings, state, now));
+    } else {
+      emitNoFix(run, this.settings, now);
     }
     this.emit('position', { ...state, airport_icao: this.airportIcao, receiving, timestamp_ms: now });
   }

@@ -26,6 +26,8 @@ export interface PositionValues {
 }
 
 export interface EngineState extends PositionValues {
+  /** Feet per minute over the last tick (climb positive); 0 after a jump. */
+  vertical_fpm: number;
   target_altitude_ft: number;
   target_speed_kts: number;
   target_heading: number;
@@ -84,6 +86,7 @@ export class Engine {
       altitude_ft: altitude,
       speed_kts: speed,
       heading,
+      vertical_fpm: 0,
       target_altitude_ft: altitude,
       target_speed_kts: speed,
       target_heading: heading,
@@ -123,6 +126,7 @@ export class Engine {
     if (p.altitude_ft !== undefined) {
       this.s.altitude_ft = p.altitude_ft;
       this.s.target_altitude_ft = p.altitude_ft;
+      this.s.vertical_fpm = 0;
     }
     if (p.speed_kts !== undefined) {
       const v = Math.max(0, p.speed_kts);
@@ -148,12 +152,14 @@ export class Engine {
     if (!(dt > 0)) return this.state();
     const s = this.s;
     const startSpeed = s.speed_kts;
+    const startAltitude = s.altitude_ft;
 
     s.altitude_ft = rampLinear(
       s.altitude_ft,
       s.target_altitude_ft,
       (this.currentRates.altitudeFtPer2Sec / 2) * dt,
     );
+    s.vertical_fpm = ((s.altitude_ft - startAltitude) / dt) * 60;
     s.speed_kts = rampLinear(s.speed_kts, s.target_speed_kts, this.currentRates.airspeedKtsPerSec * dt);
     const turn = shortestTurn(s.heading, s.target_heading);
     const maxTurn = this.currentRates.headingDegPerSec * dt;

@@ -39,6 +39,8 @@ export interface StartConfig {
     efb_broadcast: boolean;
     efb_ip_enabled: boolean;
     efb_target_ips: string[];
+    /** GDL 90 shares the EFB targets, so it needs what XGPS needs. */
+    gdl90_enabled?: boolean;
     rebroadcast_usb: boolean;
     rebroadcast_udp: boolean;
     rebroadcast_udp_ip: string;
@@ -50,7 +52,8 @@ const blank = (s: string | null | undefined): boolean => !s || s.trim() === '';
 /**
  * One message per missing choice, in the order the UI checks them; empty when Start may proceed.
  * Receiver and rebroadcaster take their position from the network, so they need no airport.
- * EFB checks apply only to the modes that emit EFB (stand-alone, sender, rebroadcaster).
+ * EFB checks apply only to the modes that emit EFB (stand-alone, sender, rebroadcaster), to XGPS
+ * and GDL 90 alike.
  */
 export function validateStart(cfg: StartConfig): string[] {
   const { modes, network: net } = cfg;
@@ -67,7 +70,7 @@ export function validateStart(cfg: StartConfig): string[] {
   if (!anyMode) return out;
 
   const efbMode = modes.standalone || modes.sender || modes.rebroadcaster;
-  const efbOn = efbMode && net.efb_enabled;
+  const efbOn = efbMode && (net.efb_enabled || net.gdl90_enabled === true);
   const efbHasOutput = efbOn && (net.efb_broadcast || net.efb_ip_enabled);
 
   if (modes.standalone) {

@@ -18,7 +18,7 @@ function targetsOf(port: number, broadcastAddress: string | null, ips: readonly 
 }
 
 /**
- * The EFB feed: each XGPS line goes to the broadcast address and/or every listed tablet. The target
+ * An EFB feed (XGPS lines, or GDL 90 frames on their own port): each datagram goes to the broadcast address and/or every listed tablet. The target
  * list can change between two lines without touching the socket, so adding a tablet never
  * interrupts the others.
  */
@@ -50,8 +50,9 @@ export class EfbOutput {
     return this.sender.sendErrors;
   }
 
-  send(line: string): void {
-    this.sender.send(line, this.targets);
+  /** One datagram to every target: an XGPS line or a GDL 90 frame. */
+  send(payload: string | Uint8Array): void {
+    this.sender.send(payload, this.targets);
   }
 
   close(): Promise<void> {

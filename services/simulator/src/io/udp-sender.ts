@@ -47,8 +47,8 @@ export class UdpSender {
     this.socket.setBroadcast(on);
   }
 
-  send(line: string, targets: readonly UdpTarget[]): void {
-    const buf = Buffer.from(line, 'ascii');
+  send(payload: string | Uint8Array, targets: readonly UdpTarget[]): void {
+    const buf = typeof payload === 'string' ? Buffer.from(payload, 'ascii') : payload;
     for (const t of targets) {
       this.socket.send(buf, t.port, t.host, (err) => {
         if (err) this.fail(err);

@@ -19,6 +19,8 @@ export async function freeUdpPort(): Promise<number> {
 
 export interface Datagram {
   text: string;
+  /** The datagram as received, for binary formats such as GDL 90. */
+  bytes: Buffer;
   at: number;
 }
 
@@ -29,7 +31,7 @@ export class UdpCapture {
     private readonly socket: Socket,
     readonly port: number,
   ) {
-    socket.on('message', (m) => this.received.push({ text: m.toString('utf8'), at: Date.now() }));
+    socket.on('message', (m) => this.received.push({ text: m.toString('utf8'), bytes: m, at: Date.now() }));
   }
 
   static async open(host = '127.0.0.1', port = 0): Promise<UdpCapture> {

@@ -64,7 +64,7 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
       ) : null}
 
       <fieldset disabled={locked}>
-        <legend>EFB (UDP 49002)</legend>
+        <legend>EFB (XGPS on UDP 49002, GDL 90 on UDP 4000)</legend>
         {efbMode ? null : (
           <p class="muted">EFB output is available in stand-alone, sender and rebroadcaster modes.</p>
         )}
@@ -74,11 +74,17 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
           checked={n.efb_enabled}
           onChange={(v) => set({ efb_enabled: v })}
         />
-        {n.efb_enabled ? (
+        <CheckSetting
+          name="gdl90_enabled"
+          label="GDL 90 output (ForeFlight, Garmin Pilot, FlyQ, SkyDemon)"
+          checked={n.gdl90_enabled}
+          onChange={(v) => set({ gdl90_enabled: v })}
+        />
+        {n.efb_enabled || n.gdl90_enabled ? (
           <>
             <TextSetting
               name="efb_sim_name"
-              label="Simulator name"
+              label="Simulator name (GDL 90 call sign)"
               value={n.efb_sim_name}
               placeholder="e.g. Cessna sim"
               onCommit={(v) => set({ efb_sim_name: v })}

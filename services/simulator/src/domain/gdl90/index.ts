@@ -1,0 +1,30 @@
+import { frameGdl90 } from './framing.js';
+import {
+  addressFromName,
+  callSign,
+  foreFlightId,
+  geometricAltitude,
+  heartbeat,
+  type OwnshipFix,
+  ownshipReport,
+} from './messages.js';
+
+export { ESCAPE, FLAG, frameGdl90, gdl90Crc } from './framing.js';
+export * from './messages.js';
+
+/**
+ * One second of the GDL 90 stream, as frames: Heartbeat, Ownship Report, Ownship Geometric
+ * Altitude and the ForeFlight ID message. Without a fix (a receiver whose feed went quiet) only the
+ * Heartbeat is sent, with GPS-valid clear, so an EFB sees the device but no position.
+ */
+export function gdl90Epoch(name: string, fix: OwnshipFix | null, timeMs: number): Uint8Array[] {
+  const frames = [frameGdl90(heartbeat(fix !== null, timeMs))];
+  if (fix === null) return frames;
+  const identity = { address: addressFromName(name), callSign: callSign(name), emitterCategory: 1 };
+  frames.push(
+    frameGdl90(ownshipReport(fix, identity)),
+    frameGdl90(geometricAltitude(fix.altitude_ft)),
+    frameGdl90(foreFlightId(name.trim() || 'Outpost', name.trim() || 'Outpost simulator')),
+  );
+  return frames;
+}
