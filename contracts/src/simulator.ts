@@ -288,3 +288,64 @@ export const SimulatorWsServerMessage = z.object({
 /** Retained `simulator/<id>/running`, in every mode (the heartbeat is sent by rebroadcasters only). */
 export const SimulatorRunning = z.object({ running: z.boolean() });
 export type SimulatorRunning = z.infer<typeof SimulatorRunning>;
+
+/** One point of a flight plan: an airport of the simulator's table, or coordinates. */
+export const FlightPlanPoint = z.union([
+  z.object({ icao: Icao }).strict(),
+  z.object({ lat: Latitude, lon: Longitude, name: z.string().max(32).optional() }).strict(),
+]);
+export type FlightPlanPoint = z.infer<typeof FlightPlanPoint>;
+
+/** PUT /api/flightplan: the route and its profile. Rates are what a light aircraft to a jet can fly. */
+export const FlightPlanRequest = z
+  .object({
+    points: z
+      .array(FlightPlanPoint)
+      .min(2, 'a flight plan needs at least 2 points')
+      .max(100, 'a flight plan has at most 100 points'),
+    cruise_altitude_ft: z.number().min(500).max(60_000),
+    cruise_speed_kts: z.number().min(40).max(1_000),
+    climb_rate_fpm: z.number().min(100).max(10_000).default(700),
+    descent_rate_fpm: z.number().min(100).max(10_000).default(500),
+    loop: z.boolean().default(false),
+  })
+  .strict();
+export type FlightPlanRequest = z.infer<typeof FlightPlanRequest>;
+
+export const FlightPlanWaypoint = z.object({
+  name: z.string(),
+  icao: z.string().nullable(),
+  lat: z.number(),
+  lon: z.number(),
+  elevation_ft: z.number(),
+});
+
+/** GET /api/flightplan (and the answer of PUT and DELETE): the plan and where the flight is on it. */
+export const FlightPlanStatus = z.object({
+  active: z.boolean(),
+  plan: z
+    .object({
+      waypoints: z.array(FlightPlanWaypoint),
+      cruise_altitude_ft: z.number(),
+      cruise_speed_kts: z.number(),
+      climb_rate_fpm: z.number(),
+      descent_rate_fpm: z.number(),
+      loop: z.boolean(),
+    })
+    .nullable(),
+  progress: z
+    .object({
+      phase: z.enum(['takeoff', 'climb', 'cruise', 'descent', 'arrived']),
+      lap: z.number().int(),
+      /** 1-based leg number and its ends. */
+      leg: z.number().int(),
+      from: z.string(),
+      to: z.string(),
+      leg_distance_to_go_nm: z.number(),
+      distance_to_go_nm: z.number(),
+      /** Estimated arrival at the last point; null once arrived. */
+      eta: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type FlightPlanStatus = z.infer<typeof FlightPlanStatus>;

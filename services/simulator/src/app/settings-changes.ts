@@ -1,4 +1,7 @@
 import type { simulator } from '@outpost/contracts';
+import type { Logger } from '@outpost/runtime';
+import { StartError } from '../io/start-error.js';
+import { planRun, type RunOutputs } from './run-outputs.js';
 import { ServiceError } from './service-error.js';
 import { activeMode, applyModeFlags, type Settings } from './settings.js';
 
@@ -55,4 +58,35 @@ export function serialChange(update: { device?: string | null; baudrate?: number
     },
     report: (next) => ({ serial: { ...next.serial } }),
   };
+}
+
+/**
+ * Moves a running run to the prepared settings, reopening only the outputs whose socket or device
+ * changes. Refuses (409) when the emulator could not run with them or an output fails to reopen;
+ * the run is then as it was. Answers the outputs' new state.
+ */
+export async function applyToRun(
+  run: RunOutputs,
+  next: Settings,
+  messages: string[],
+  log: Logger,
+): Promise<Record<string, unknown>> {
+  const plan = planRun(next);
+  if (messages.length > 0 || !plan) {
+    throw new ServiceError(
+      409,
+      `The emulator is running and could not run with this change: ${messages.join('; ')}. ` +
+        'Send the missing values with the change, or stop the emulator first',
+      { messages },
+    );
+  }
+  const reopened = run.changes(plan, next);
+  try {
+    await run.apply(plan, next);
+  } catch (err) {
+    const banner = err instanceof StartError ? err.banner : `Cannot apply: ${(err as Error).message}`;
+    throw new ServiceError(409, `${banner}; the previous settings stay in effect`, { banner });
+  }
+  if (reopened.length > 0) log.info({ reopened, mode: plan.mode }, 'outputs reopened for a settings change');
+  return { plan, ...run.describe() };
 }

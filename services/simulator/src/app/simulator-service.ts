@@ -5,11 +5,15 @@ import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
 import { validateStart } from '../domain/start-validation.js';
 import { StartError } from '../io/start-error.js';
+import type { Flight } from '../domain/flight/flight.js';
 import { emitEpoch, emitNoFix } from './epoch.js';
+import { flightPlanView, newFlight } from './flight-plans.js';
+import { engineRates, ratesView } from './rates.js';
 import { RECEIVER_STALE_MS, ReceiverFeed } from './receiver-feed.js';
 import { planRun, RunOutputs } from './run-outputs.js';
 import { ServiceError } from './service-error.js';
 import {
+  applyToRun,
   type SettingsChange,
   modesChange,
   networkChange,
@@ -52,6 +56,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   private readonly engine: Engine;
   private airportIcao: string | null = null;
   private run: RunOutputs | null = null;
+  /** The flight plan being flown (or arrived); it drives the position while the mode generates one. */
+  private flight: Flight | null = null;
   private ticker: Ticker | null = null;
   private starting = false;
   private banner: string | null = null;
@@ -99,7 +105,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       target_altitude_ft: s.target_altitude_ft,
       target_speed_kts: s.target_speed_kts,
       target_heading: s.target_heading,
-      rates: this.ratesView(),
+      rates: ratesView(this.engine.rates()),
       banner: this.currentBanner(),
       auto_start: this.autoStartStatus(),
       output_errors: { ...this.outputErrors },
@@ -112,6 +118,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
         ...this.feed.stats.snapshot(now, RECEIVER_STALE_MS),
       },
       outputs: this.run ? { plan, ...this.run.describe() } : null,
+      flight_plan: flightPlanView(this.flight, now),
     };
   }
 
@@ -140,12 +147,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
 
   /** The ramp rates, from the next tick. */
   setRates(update: simulator.RampRates): Record<string, unknown> {
-    this.engine.setRates({
-      altitudeFtPer2Sec: update.altitude_rate_ft_per_2sec,
-      airspeedKtsPerSec: update.airspeed_rate_kts_per_sec,
-      headingDegPerSec: update.heading_rate_deg_per_sec,
-    });
-    return this.changed({ rates: this.ratesView() });
+    this.engine.setRates(engineRates(update));
+    return this.changed({ rates: ratesView(this.engine.rates()) });
   }
 
   /** AUTO_START_* without an airport: the configured start coordinates count as the chosen position. */
@@ -158,8 +161,38 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.changed({ auto_start: this.autoStartStatus() });
   }
 
+  /** PUT /api/flightplan: the aircraft moves to the first point and flies the route while running. */
+  setFlightPlan(req: simulator.FlightPlanRequest): simulator.FlightPlanStatus {
+    this.flight = newFlight(req, this.opts.lookupAirport, this.opts.clock.now());
+    this.airportIcao = this.flight.waypoints[0]!.icao;
+    // A route that starts at coordinates is as good a start position as an airport.
+    this.startPositionGiven = true;
+    this.engine.place(this.flight.state());
+    return this.flightPlanChanged();
+  }
+
+  flightPlan(): simulator.FlightPlanStatus {
+    return flightPlanView(this.flight, this.opts.clock.now());
+  }
+
+  /** DELETE /api/flightplan: the aircraft holds its altitude, speed and heading from here. */
+  clearFlightPlan(): simulator.FlightPlanStatus {
+    this.flight = null;
+    return this.flightPlanChanged();
+  }
+
+  private flightPlanChanged(): simulator.FlightPlanStatus {
+    const view = this.flightPlan();
+    this.changed({ ...this.status(), flight_plan: view });
+    return view;
+  }
+
   /** POST /api/position. Airport selection jumps there at the field elevation; other values ramp. */
   setPosition(update: simulator.PositionUpdate): Record<string, unknown> {
+    if (this.flight && !this.flight.arrived) {
+      throw new ServiceError(409, 'A flight plan is being flown; DELETE /api/flightplan first');
+    }
+    this.flight = null;
     let airport: Airport | undefined;
     if (update.airport_icao !== undefined) {
       airport = this.opts.lookupAirport(update.airport_icao);
@@ -242,6 +275,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.startedAt = now;
     this.wasReceiving = false;
     this.engine.resetTime(now);
+    this.flight?.resetTime(now);
     this.ticker = startTicker(
       this.opts.clock,
       (t) => this.onTick(t),
@@ -302,7 +336,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     let receiving: boolean | null = null;
     let state: EngineState;
     if (plan.generates) {
-      state = this.engine.tick(now);
+      state = this.flight ? this.engine.place(this.flight.tick(now)) : this.engine.tick(now);
     } else {
       // Between messages the last received fix is held, not dead-reckoned.
       state = this.engine.state();
@@ -338,42 +372,15 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       mutate(next);
       const run = this.run;
       if (run) {
-        const messages = this.validationMessages(next);
-        const plan = planRun(next);
-        if (messages.length > 0 || !plan) {
-          throw new ServiceError(
-            409,
-            `The emulator is running and could not run with this change: ${messages.join('; ')}. ` +
-              'Send the missing values with the change, or stop the emulator first',
-            { messages },
-          );
-        }
-        const reopened = run.changes(plan, next);
-        try {
-          await run.apply(plan, next);
-        } catch (err) {
-          const banner = err instanceof StartError ? err.banner : `Cannot apply: ${(err as Error).message}`;
-          throw new ServiceError(409, `${banner}; the previous settings stay in effect`, { banner });
-        }
-        if (reopened.length > 0)
-          this.log.info({ reopened, mode: plan.mode }, 'outputs reopened for a settings change');
+        const outputs = await applyToRun(run, next, this.validationMessages(next), this.log);
         this.settings = next;
-        return this.changed({ ...report(next), outputs: { plan, ...run.describe() } });
+        return this.changed({ ...report(next), outputs });
       }
       this.settings = next;
       return this.changed(report(next));
     });
     this.changing = task.catch(() => undefined);
     return task;
-  }
-
-  private ratesView() {
-    const r = this.engine.rates();
-    return {
-      altitude_rate_ft_per_2sec: r.altitudeFtPer2Sec,
-      airspeed_rate_kts_per_sec: r.airspeedKtsPerSec,
-      heading_rate_deg_per_sec: r.headingDegPerSec,
-    };
   }
 
   autoStartStatus(): AutoStartState | null {

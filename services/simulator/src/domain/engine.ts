@@ -141,6 +141,16 @@ export class Engine {
     return this.state();
   }
 
+  /**
+   * Takes a position computed elsewhere (a flight plan) as current and target alike, so that when
+   * the plan ends the aircraft holds what it was doing.
+   */
+  place(p: PositionValues & { vertical_fpm: number }): EngineState {
+    this.jumpTo(p);
+    this.s.vertical_fpm = p.vertical_fpm;
+    return this.state();
+  }
+
   /** Restarts the time base, so a tick after a stopped period does not fly through the pause. */
   resetTime(nowMs: number): void {
     this.lastMs = nowMs;

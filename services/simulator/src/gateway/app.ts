@@ -15,6 +15,7 @@ import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
 import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
+import { flightPlanRoutes } from './routes-flightplan.js';
 import { WsHub } from './ws-hub.js';
 
 /** Where `vite build web` writes the console. */
@@ -100,6 +101,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   authRoutes(app, { sessions, limiter, ...opts.auth });
   controlRoutes(app, { service, listDevices: opts.listDevices });
   airportRoutes(app, opts.airports);
+  flightPlanRoutes(app, service);
   mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
 
   app.get(

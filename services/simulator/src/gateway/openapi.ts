@@ -27,7 +27,7 @@ function validationHook(result: { success: boolean; error?: ZodError }, c: Conte
 }
 
 export interface JsonRouteDef {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
   tags: string[];

@@ -54,7 +54,10 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
       tags: ['control'],
       body: simulator.PositionUpdate,
       response: Status,
-      errors: { 404: 'Unknown airport code' },
+      errors: {
+        404: 'Unknown airport code',
+        409: 'A flight plan is being flown (DELETE /api/flightplan first)',
+      },
     },
     (c) => {
       service.setPosition(input(c, 'json'));
