@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
-/** Generator-control spec: "Trigger values". */
-export const TRIGGERS = ['bms', 'manual', 'scheduled', 'exercise'] as const;
+/**
+ * Generator-control spec: "Trigger values", plus `external`: a run the generator's running feedback
+ * showed while Outpost had not asked for one (started at its own panel).
+ */
+export const TRIGGERS = ['bms', 'manual', 'scheduled', 'exercise', 'external'] as const;
 export const Trigger = z.enum(TRIGGERS);
 export type Trigger = z.infer<typeof Trigger>;
 
@@ -15,6 +18,8 @@ export const STOP_REASONS = [
   'override',
   'error',
   'max_runtime',
+  // Beyond the spec: the running feedback fell while Outpost still commanded the run.
+  'unexpected_stop',
 ] as const;
 export const StopReason = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReason>;
@@ -45,6 +50,15 @@ export const NOTIFICATION_EVENTS = [
   'hardware_safety_released_relaynode',
   // Beyond the spec's list: its HOA rule 4 has position changes reach people (not during the boot delay).
   'hoa_position_changed',
+  // Generator health (running feedback, engine hours, service reminders).
+  'fail_to_start',
+  'unexpected_stop',
+  'external_run',
+  'exercise_failed',
+  'maintenance_upcoming',
+  'maintenance_due',
+  'disarmed_reminder',
+  'override_reminder',
 ] as const;
 export const NotificationEvent = z.enum(NOTIFICATION_EVENTS);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;

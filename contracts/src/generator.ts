@@ -48,6 +48,12 @@ export const GeneratorState = z.object({
   cooldown_remaining_seconds: z.number().int().nonnegative().optional(),
   bms_signal_active: z.boolean().optional(),
   scheduled_stop_at: UnixSeconds.nullable().optional(),
+  /** Generator health: null when no feedback source is set or it has not reported. */
+  running_feedback: z.boolean().nullable().optional(),
+  external_run_active: z.boolean().optional(),
+  health_alarm: z.enum(['fail_to_start', 'unexpected_stop', 'exercise_failed']).nullable().optional(),
+  engine_hours: z.number().nonnegative().optional(),
+  maintenance_due: z.boolean().optional(),
   updated_at: UpdatedAt.optional(),
 });
 export type GeneratorState = z.infer<typeof GeneratorState>;

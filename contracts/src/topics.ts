@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Availability, RequestEnvelope, ResponseEnvelope } from './common.js';
 import { FleetState } from './dashboard.js';
 import { ControllerEvent, ControllerSetCommand, ControllerStats, GeneratorState } from './generator.js';
+import { RunningFeedbackPayload } from './health.js';
 import { DesiredState, RelaynodeState } from './relaynode.js';
 import { DEFAULT_PREFIX } from './prefix.js';
 import { SimulatorHeartbeat, SimulatorPosition, SimulatorRunning } from './simulator.js';
@@ -47,6 +48,11 @@ export const TOPICS = {
   controllerSet: spec('controller/{id}/set', ControllerSetCommand, { command: true }),
   /** The same command on the sending account's own topic; the broker ACL ties `{account}` to the login. */
   controllerSetAs: spec('controller/{id}/set/{account}', ControllerSetCommand, { command: true }),
+  /** Retained state from Home Assistant, a smart plug or an energy meter: not a `/set` command. */
+  controllerRunningFeedback: spec('controller/{id}/running_feedback', RunningFeedbackPayload, {
+    retain: true,
+    raw: true,
+  }),
   relaynodeDesired: spec('relaynode/{id}/desired', DesiredState, { command: true }),
   relaynodeState: spec('relaynode/{id}/state', RelaynodeState, { retain: true }),
   request: spec('{svc}/{id}/request/{verb}', RequestEnvelope, { command: true }),

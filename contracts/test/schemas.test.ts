@@ -200,7 +200,7 @@ describe.each(cases)('$name', ({ schema, valid, bad }) => {
 
 describe('enums', () => {
   it('hold exactly the values of the spec', () => {
-    expect(Trigger.options).toEqual(['bms', 'manual', 'scheduled', 'exercise']);
+    expect(Trigger.options).toEqual(['bms', 'manual', 'scheduled', 'exercise', 'external']);
     expect(StopReason.options).toEqual([
       'bms',
       'manual',
@@ -210,10 +210,12 @@ describe('enums', () => {
       'override',
       'error',
       'max_runtime',
+      'unexpected_stop',
     ]);
-    // The spec's 14, then hoa_position_changed (its HOA rule 4).
-    expect(NOTIFICATION_EVENTS).toHaveLength(15);
-    expect(NOTIFICATION_EVENTS.at(-1)).toBe('hoa_position_changed');
+    // The spec's 14, then hoa_position_changed (its HOA rule 4), then the generator health events.
+    expect(NOTIFICATION_EVENTS).toHaveLength(23);
+    expect(NOTIFICATION_EVENTS[14]).toBe('hoa_position_changed');
+    expect(NOTIFICATION_EVENTS).toContain('fail_to_start');
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);
   });
 });

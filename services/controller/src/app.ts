@@ -101,6 +101,10 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
       version: VERSION,
       outboundAllowedNetworks: env.OUTBOUND_ALLOWED_NETWORKS,
+      startConfirmSeconds: env.START_CONFIRM_SECONDS,
+      hourMeterWriteSeconds: env.HOUR_METER_WRITE_SECONDS,
+      feedbackPinWired: env.RUNNING_FEEDBACK_GPIO_PIN !== undefined,
+      feedbackDebounceMs: env.RUNNING_FEEDBACK_DEBOUNCE_MS,
     },
   });
   let ha: ReturnType<typeof attachHomeAssistant> | null = null;

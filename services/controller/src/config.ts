@@ -47,6 +47,12 @@ export const ControllerEnv = z.object({
   HOA_GPIO_QUIET: pin,
   HOA_GPIO_RUN: pin,
   HOA_BOOT_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** Generator health: the running-feedback line, its debounce, the start's confirm window. */
+  RUNNING_FEEDBACK_GPIO_PIN: pin,
+  RUNNING_FEEDBACK_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  START_CONFIRM_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  HOUR_METER_WRITE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  DISARMED_REMINDER_HOURS: z.coerce.number().min(0).max(8760).default(24),
   HOA_SWITCH_ENABLED: envBool(false),
   /** The mock-hardware endpoints /api/dev/* (with GPIO_MODE=mock only): never on by itself. */
   DEV_MODE: envBool(false),

@@ -30,6 +30,14 @@ export interface ServiceConfig {
   version: string;
   /** OUTBOUND_ALLOWED_NETWORKS: the private and loopback ranges webhooks may reach. */
   outboundAllowedNetworks?: string | undefined;
+  /** START_CONFIRM_SECONDS (default 60). */
+  startConfirmSeconds?: number;
+  /** HOUR_METER_WRITE_SECONDS (default 60): how often the engine-hour meter is written. */
+  hourMeterWriteSeconds?: number;
+  /** RUNNING_FEEDBACK_GPIO_PIN is set (mock GPIO always has the line). */
+  feedbackPinWired?: boolean;
+  /** RUNNING_FEEDBACK_DEBOUNCE_MS (default 1000). */
+  feedbackDebounceMs?: number;
 }
 
 export interface ServiceOptions {
@@ -86,7 +94,12 @@ export async function createControllerService(opts: ServiceOptions) {
       eventsQueued: () => void dispatcher.kick(),
     },
     logger,
-    config: { bootArmingPolicy: config.bootArmingPolicy, hoaBootDelaySeconds: config.hoaBootDelaySeconds },
+    config: {
+      bootArmingPolicy: config.bootArmingPolicy,
+      hoaBootDelaySeconds: config.hoaBootDelaySeconds,
+      startConfirmSeconds: config.startConfirmSeconds,
+      aliveStampMs: (config.hourMeterWriteSeconds ?? 60) * 1000,
+    },
   });
   opts.onController?.(controller);
   const authStore = new AuthStore(db);
@@ -99,7 +112,13 @@ export async function createControllerService(opts: ServiceOptions) {
     logger,
     timezone: config.timezone,
   });
-  const inputs = new InputBridge(opts.gpio, controller, { hoaEnabled: config.hoaEnabled, logger });
+  const inputs = new InputBridge(opts.gpio, controller, {
+    hoaEnabled: config.hoaEnabled,
+    logger,
+    clock,
+    feedbackWired: opts.gpio.mode === 'mock' || config.feedbackPinWired === true,
+    feedbackDebounceMs: config.feedbackDebounceMs ?? 1000,
+  });
 
   await auth.init();
   const boot: BootReport = await controller.boot();
@@ -135,6 +154,7 @@ export async function createControllerService(opts: ServiceOptions) {
     },
     async close() {
       scheduler.stop();
+      inputs.stop();
       await dispatcher.flushMarks().catch(() => undefined);
       dispatcher.stop();
       controller.shutdown();

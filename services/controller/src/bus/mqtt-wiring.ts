@@ -47,7 +47,8 @@ export function mqttSinks(
 
 /**
  * Follows the broker: retained state on every change and after each reconnect, the outbox drained on
- * reconnect, an immediate heartbeat on reconnect, and controller/<id>/set commands applied.
+ * reconnect, an immediate heartbeat on reconnect, controller/<id>/set commands applied, and the
+ * retained running feedback followed.
  */
 export async function attachMqtt(
   svc: ControllerService,
@@ -76,6 +77,10 @@ export async function attachMqtt(
   await bus.subscribe('controllerSetAs', { id: opts.controllerId }, async (cmd, params, topic) => {
     const who = `mqtt:${params.account}`;
     await applySetCommand(svc.controller, cmd, { who, from: topic }, opts.logger, allowed);
+  });
+  // Retained, so the current reading arrives on every (re)subscribe; acted on when the source is mqtt.
+  await bus.subscribe('controllerRunningFeedback', { id: opts.controllerId }, async (running) => {
+    await svc.controller.runningFeedback('mqtt', running);
   });
   statePublisher.schedule();
   void svc.dispatcher.kick();

@@ -38,6 +38,10 @@ function settingsFromRow(row: SettingsRow): Settings {
       gph_at_50: row.gph_at_50,
       gph_at_100: row.gph_at_100,
     },
+    health: {
+      running_feedback_source: row.running_feedback_source as Settings['health']['running_feedback_source'],
+      fail_to_start_policy: row.fail_to_start_policy as Settings['health']['fail_to_start_policy'],
+    },
     boot_arming_policy: row.boot_arming_policy as Settings['boot_arming_policy'],
     bms_debounce_ms: row.bms_debounce_ms,
   };
@@ -48,6 +52,7 @@ function settingsToRow(s: Settings): SettingsRow {
     id: ROW,
     ...s.limits,
     ...s.fuel,
+    ...s.health,
     boot_arming_policy: s.boot_arming_policy,
     bms_debounce_ms: s.bms_debounce_ms,
   };

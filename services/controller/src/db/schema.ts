@@ -53,10 +53,13 @@ export const controllerState = controller.table('controller_state', {
   scheduled_stop_reason: text('scheduled_stop_reason'),
   fuel_reset_at: ms('fuel_reset_at'),
   last_alive_at: ms('last_alive_at'),
+  engine_ms: ms('engine_ms').notNull().default(0),
+  engine_counting_since: ms('engine_counting_since'),
+  health_alarm: text('health_alarm'),
   updated_at: ms('updated_at').notNull(),
 });
 
-/** Runtime-limit and fuel settings, the boot arming policy and the input debounce: one row, id 1. */
+/** Runtime-limit, fuel and health settings, the boot arming policy and the input debounce: one row, id 1. */
 export const settings = controller.table('settings', {
   id: integer('id').primaryKey(),
   runtime_limits_enabled: boolean('runtime_limits_enabled').notNull(),
@@ -69,6 +72,8 @@ export const settings = controller.table('settings', {
   gph_at_100: doublePrecision('gph_at_100').notNull(),
   boot_arming_policy: text('boot_arming_policy').notNull(),
   bms_debounce_ms: integer('bms_debounce_ms').notNull(),
+  running_feedback_source: text('running_feedback_source').notNull().default('none'),
+  fail_to_start_policy: text('fail_to_start_policy').notNull().default('drop_and_lockout'),
 });
 
 export const runs = controller.table(

@@ -19,6 +19,8 @@ export function bootReset(previous: PersistedState, policy: BootArmingPolicy, no
     ...previous,
     slave_connection_status: 'unknown',
     missed_heartbeat_count: 0,
+    // The meter keeps what its last write counted; the time the process was down is not engine time.
+    engine_counting_since: null,
   };
   const relayDisarmedByPolicy = policy === 'fail_safe' && previous.slave_relay_armed;
   if (relayDisarmedByPolicy) {

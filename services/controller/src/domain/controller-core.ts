@@ -134,8 +134,10 @@ export class GeneratorCore implements ModuleHost {
   }
 
   /** The start sequence, inside a serial section the caller already holds. */
-  doStart(cmd: StartCommand): Promise<StartOutcome> {
-    return startSequence(this, cmd);
+  async doStart(cmd: StartCommand): Promise<StartOutcome> {
+    const outcome = await startSequence(this, cmd);
+    this.events.emit('runStarted', outcome);
+    return outcome;
   }
 
   /** The stop sequence, inside a serial section the caller already holds. */

@@ -17,8 +17,10 @@ export interface ControllerConfig {
   dbRetryMs?: number;
   /** How long a stop waits for the database before commanding the relay anyway. */
   dbWaitMs?: number;
-  /** Period of the last-alive stamp that bounds an orphaned run. */
+  /** Period of the last-alive stamp that bounds an orphaned run; it also writes the hour meter. */
   aliveStampMs?: number;
+  /** START_CONFIRM_SECONDS: how long a start may go without running feedback (default 60). */
+  startConfirmSeconds?: number;
 }
 
 export interface ControllerDeps {

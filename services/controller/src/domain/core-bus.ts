@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { StopReason } from '@outpost/contracts';
-import type { StopOutcome } from './controller-types.js';
+import type { StartOutcome, StopOutcome } from './controller-types.js';
 import type { Actor, PersistedState } from './types.js';
 
 /** What the core tells its modules, and the arguments each listener receives. */
@@ -11,6 +11,8 @@ export interface CoreEvents {
   booted: [];
   /** The state or settings changed: every module re-arms its timers from them. */
   rearm: [];
+  /** A commanded run started: its state row and run record are written and the relay told ON. */
+  runStarted: [outcome: StartOutcome];
   /** A run's state row is written as stopped; timers that belong to the run are moot. */
   runClosed: [];
   /** A stop sequence finished (also when nothing was running). */

@@ -1,4 +1,4 @@
-import type { generator, HoaPosition, OverrideType, StopReason, Trigger } from '@outpost/contracts';
+import type { generator, HoaPosition, health, OverrideType, StopReason, Trigger } from '@outpost/contracts';
 import { bootSequence } from './boot-sequence.js';
 import { GeneratorCore } from './controller-core.js';
 import type {
@@ -16,9 +16,11 @@ import { AutoStop } from './modules/auto-stop.js';
 import { BmsSignal } from './modules/bms-signal.js';
 import { Cooldown } from './modules/cooldown.js';
 import { HoaSelector } from './modules/hoa-selector.js';
+import { HourMeter } from './modules/hour-meter.js';
 import { Overrides } from './modules/overrides.js';
 import { QuietOverride } from './modules/quiet-override.js';
 import { type RelayReport, RelayReports } from './modules/relay-reports.js';
+import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
 import type { Actor, PersistedState, Settings } from './types.js';
@@ -40,6 +42,8 @@ export class GeneratorController {
   private readonly hoa: HoaSelector;
   private readonly bms: BmsSignal;
   private readonly relay: RelayReports;
+  private readonly feedback: RunningFeedback;
+  private readonly hourMeter: HourMeter;
 
   constructor(deps: ControllerDeps) {
     const core = new GeneratorCore(deps);
@@ -56,12 +60,16 @@ export class GeneratorController {
     this.hoa = core.register(new HoaSelector(core, this.quiet));
     this.bms = core.register(new BmsSignal(core));
     this.relay = core.register(new RelayReports(core));
+    this.feedback = core.register(new RunningFeedback(core));
+    this.hourMeter = core.register(new HourMeter(core, this.feedback));
     this.lastViewAt = {
       state: core.state,
       phase: core.phase,
       hoa: core.hoa,
       bms: false,
       relay: null,
+      feedback: null,
+      external: false,
       now: -1,
     };
   }
@@ -125,6 +133,8 @@ export class GeneratorController {
     hoa: HoaPosition;
     bms: boolean;
     relay: boolean | null;
+    feedback: boolean | null;
+    external: boolean;
     now: number;
   };
 
@@ -138,6 +148,8 @@ export class GeneratorController {
     const now = core.now;
     const at = this.lastViewAt;
     const relayOn = this.relay.relayOn;
+    const feedback = this.feedback.value;
+    const external = this.feedback.externalRunActive;
     if (
       this.lastView &&
       at.now === now &&
@@ -145,7 +157,9 @@ export class GeneratorController {
       at.phase === core.phase &&
       at.hoa === core.hoa &&
       at.bms === core.bmsActive &&
-      at.relay === relayOn
+      at.relay === relayOn &&
+      at.feedback === feedback &&
+      at.external === external
     ) {
       return this.lastView;
     }
@@ -155,9 +169,18 @@ export class GeneratorController {
       hoa: core.hoa,
       bms: core.bmsActive,
       relay: relayOn,
+      feedback,
+      external,
       now,
     };
-    this.lastView = Object.freeze({ ...core.view(), slave_relay_on: relayOn });
+    this.lastView = Object.freeze({
+      ...core.view(),
+      slave_relay_on: relayOn,
+      running_feedback: feedback,
+      external_run_active: external,
+      health_alarm: core.state.health_alarm,
+      engine_hours: Math.round(this.hourMeter.hours * 1000) / 1000,
+    });
     return this.lastView;
   }
 
@@ -226,5 +249,43 @@ export class GeneratorController {
 
   relayReported(report: RelayReport): Promise<void> {
     return this.relay.reported(report);
+  }
+
+  // ---- generator health -------------------------------------------------------------------------
+
+  /** A running-feedback reading; only the source the health settings name acts on it. */
+  runningFeedback(source: Exclude<health.FeedbackSource, 'none'>, running: boolean): Promise<void> {
+    return this.feedback.report(source, running);
+  }
+
+  /** Feedback status, alarm and hour meter, for GET /api/health. */
+  healthStatus(): health.HealthStatus {
+    const core = this.core;
+    const confirmed = this.feedback.runConfirmedAt;
+    return {
+      running_feedback_source: this.feedback.source,
+      running_feedback: this.feedback.value,
+      fail_to_start_policy: core.settings.health.fail_to_start_policy,
+      start_confirm_seconds: Math.round(this.feedback.confirmMs / 1000),
+      run_confirmed_at: confirmed === null ? null : Math.floor(confirmed / 1000),
+      external_run_active: this.feedback.externalRunActive,
+      alarm: core.state.health_alarm,
+      engine_hours: Math.round(this.hourMeter.hours * 1000) / 1000,
+    };
+  }
+
+  get engineHours(): number {
+    return this.hourMeter.hours;
+  }
+
+  setEngineHours(hours: number, actor: Actor): Promise<number> {
+    return this.hourMeter.set(hours, actor);
+  }
+
+  async updateHealthSettings(patch: Partial<Settings['health']>, actor: Actor): Promise<Settings['health']> {
+    const previous = this.core.settings.health.running_feedback_source;
+    const next = await this.settingsAndFuel.update({ health: patch }, actor);
+    await this.feedback.sourceChanged(previous);
+    return next.health;
   }
 }

@@ -1,6 +1,7 @@
 import type {
   BootArmingPolicy,
   ExpectedLoad,
+  health,
   FuelType,
   HoaPosition,
   OverrideType,
@@ -35,6 +36,12 @@ export interface PersistedState {
   fuel_reset_at: number | null;
   /** Last time the controller was known alive; bounds the stop time of an orphaned run. */
   last_alive_at: number | null;
+  /** The engine-hour meter in ms, as of its last write (HourMeter). */
+  engine_ms: number;
+  /** Since when the meter counts time not yet in engine_ms; null while the engine is not counted. */
+  engine_counting_since: number | null;
+  /** The newest health alarm still standing (cleared by a confirmed start or clear-lockout). */
+  health_alarm: health.HealthAlarm | null;
 }
 
 export const INITIAL_STATE: PersistedState = {
@@ -58,6 +65,9 @@ export const INITIAL_STATE: PersistedState = {
   scheduled_stop_reason: null,
   fuel_reset_at: null,
   last_alive_at: null,
+  engine_ms: 0,
+  engine_counting_since: null,
+  health_alarm: null,
 };
 
 export interface RuntimeLimitSettings {
@@ -74,9 +84,15 @@ export interface FuelSettings {
   gph_at_100: number;
 }
 
+export interface HealthSettings {
+  running_feedback_source: health.FeedbackSource;
+  fail_to_start_policy: health.FailToStartPolicy;
+}
+
 export interface Settings {
   limits: RuntimeLimitSettings;
   fuel: FuelSettings;
+  health: HealthSettings;
   boot_arming_policy: BootArmingPolicy;
   bms_debounce_ms: number;
 }
@@ -89,6 +105,7 @@ export const DEFAULT_SETTINGS: Settings = {
     lockout_on_max_runtime: true,
   },
   fuel: { fuel_type: 'diesel', expected_load: 50, gph_at_50: 0, gph_at_100: 0 },
+  health: { running_feedback_source: 'none', fail_to_start_policy: 'drop_and_lockout' },
   boot_arming_policy: 'fail_safe',
   bms_debounce_ms: 0,
 };

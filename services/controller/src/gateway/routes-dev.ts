@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { generator, HoaPosition } from '@outpost/contracts';
+import { generator, HoaPosition, health } from '@outpost/contracts';
 import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
 import type { MockGpio } from '../inputs/mock-gpio.js';
 import type { ControllerService } from '../service.js';
@@ -21,6 +21,7 @@ const GpioState = z.object({
   hoa_run: z.boolean(),
   hoa_position: HoaPosition,
 });
+const FeedbackLine = z.object({ running_feedback: z.boolean() });
 
 /** /api/dev/*: present only with mock GPIO (not on the target board). */
 export function devRoutes(svc: ControllerService, gpio: MockGpio) {
@@ -121,6 +122,32 @@ export function devRoutes(svc: ControllerService, gpio: MockGpio) {
         gpio.set('hoa_quiet', contacts.hoa_quiet);
         gpio.set('hoa_run', contacts.hoa_run);
       });
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/gpio/running-feedback',
+      tags,
+      summary: 'The mock running-feedback line (the GPIO source, debounced like the real one)',
+      request: body(health.RunningFeedbackRequest),
+      responses: { 200: json(FeedbackLine), ...errorResponses([400, 401, 422]) },
+    }),
+    async (c) => {
+      const { running } = c.req.valid('json');
+      gpio.set('running_feedback', running);
+      await svc.inputs.settled();
+      const a = actorOf(c);
+      const details = { running_feedback: running };
+      await svc.audit.write({
+        at: svc.clock.now(),
+        who: a.who,
+        from: a.from,
+        action: 'dev.running_feedback',
+        details,
+      });
+      return c.json(details, 200);
     },
   );
 

@@ -1,7 +1,10 @@
 import type { HoaPosition } from '@outpost/contracts';
 
-/** Logical inputs of the controller: the input signal and the two HOA contacts (closed = true). */
-export type InputName = 'bms' | 'hoa_quiet' | 'hoa_run';
+/**
+ * Logical inputs of the controller: the input signal, the two HOA contacts and the generator's
+ * running feedback (closed = true).
+ */
+export type InputName = 'bms' | 'hoa_quiet' | 'hoa_run' | 'running_feedback';
 
 /** A source of digital inputs: johnny-five on a Pi, or the mock driven by the dev endpoints. */
 export interface GpioInputPort {

@@ -3,7 +3,12 @@ import type { GpioInputPort, InputName } from './gpio-port.js';
 /** In-memory inputs for development mode; the /api/dev/gpio endpoints drive them. */
 export class MockGpio implements GpioInputPort {
   readonly mode = 'mock' as const;
-  private readonly values: Record<InputName, boolean> = { bms: false, hoa_quiet: false, hoa_run: false };
+  private readonly values: Record<InputName, boolean> = {
+    bms: false,
+    hoa_quiet: false,
+    hoa_run: false,
+    running_feedback: false,
+  };
   private readonly listeners: ((input: InputName, value: boolean) => void)[] = [];
 
   read(input: InputName): boolean {

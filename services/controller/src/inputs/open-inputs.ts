@@ -10,6 +10,7 @@ export interface InputsConfig {
   HOA_GPIO_QUIET?: number | undefined;
   HOA_GPIO_RUN?: number | undefined;
   HOA_SWITCH_ENABLED: boolean;
+  RUNNING_FEEDBACK_GPIO_PIN?: number | undefined;
 }
 
 export interface OpenedInputs {
@@ -32,6 +33,7 @@ export async function openInputs(env: InputsConfig, test: InputsTestHooks = {}):
     bms: env.BMS_GPIO_PIN,
     hoa_quiet: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_QUIET : undefined,
     hoa_run: env.HOA_SWITCH_ENABLED ? env.HOA_GPIO_RUN : undefined,
+    running_feedback: env.RUNNING_FEEDBACK_GPIO_PIN,
   };
   const warnings = inputWarnings({
     gpio: mode,
@@ -46,6 +48,9 @@ export async function openInputs(env: InputsConfig, test: InputsTestHooks = {}):
     ...(pins.bms !== undefined ? [{ variable: 'BMS_GPIO_PIN', pin: pins.bms }] : []),
     ...(pins.hoa_quiet !== undefined ? [{ variable: 'HOA_GPIO_QUIET', pin: pins.hoa_quiet }] : []),
     ...(pins.hoa_run !== undefined ? [{ variable: 'HOA_GPIO_RUN', pin: pins.hoa_run }] : []),
+    ...(pins.running_feedback !== undefined
+      ? [{ variable: 'RUNNING_FEEDBACK_GPIO_PIN', pin: pins.running_feedback }]
+      : []),
   ];
   const io = await GpioChipIO.open({
     // gpioinfo shows the holder of each line: name and pid say which process to look at.

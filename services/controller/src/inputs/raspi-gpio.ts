@@ -14,10 +14,12 @@ export interface RaspiPins {
   bms?: number;
   hoa_quiet?: number;
   hoa_run?: number;
+  running_feedback?: number;
 }
 
 /**
- * Inputs through johnny-five on any IO plugin. The input signal is active HIGH; the HOA contacts are
+ * Inputs through johnny-five on any IO plugin. The input signal is active HIGH; the HOA contacts and
+ * the running feedback (an AC-sense relay, the generator's run output or an oil-pressure switch) are
  * normally open to ground with the pull-up on, so a closed contact reads LOW. Pins are bound once
  * here; changing them needs a restart.
  */
@@ -33,7 +35,12 @@ export async function createFiveGpio(
     board.on('ready', () => resolve());
     board.on('error', (err: Error) => reject(err));
   });
-  const values: Record<InputName, boolean> = { bms: false, hoa_quiet: false, hoa_run: false };
+  const values: Record<InputName, boolean> = {
+    bms: false,
+    hoa_quiet: false,
+    hoa_run: false,
+    running_feedback: false,
+  };
   const listeners: ((input: InputName, value: boolean) => void)[] = [];
   const set = (input: InputName, value: boolean) => {
     if (values[input] === value) return;
@@ -50,6 +57,7 @@ export async function createFiveGpio(
   watch('bms', pins.bms, false);
   watch('hoa_quiet', pins.hoa_quiet, true);
   watch('hoa_run', pins.hoa_run, true);
+  watch('running_feedback', pins.running_feedback, true);
   return {
     mode,
     read: (input) => values[input],

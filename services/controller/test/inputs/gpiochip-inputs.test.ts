@@ -57,6 +57,21 @@ describe('controller inputs on the gpiochip plugin (fake chip)', () => {
     await gpio.close();
   });
 
+  it('the running-feedback contact (to ground, pull-up) reads running when closed, and its line is held', async () => {
+    const chip = new FakeChip();
+    const { gpio } = await openInputs(
+      { GPIO_MODE: 'gpiochip', BMS_GPIO_PIN: 5, HOA_SWITCH_ENABLED: false, RUNNING_FEEDBACK_GPIO_PIN: 26 },
+      onPi(chip),
+    );
+    await until(() => chip.holder(26) !== null && chip.bias(26) === 'pull-up');
+    expect(gpio.read('running_feedback')).toBe(false);
+    chip.drive(26, 0);
+    await until(() => gpio.read('running_feedback'));
+    chip.drive(26, 1);
+    await until(() => !gpio.read('running_feedback'));
+    await gpio.close();
+  });
+
   it('a Pi with no BMS pin says "automatic start disabled: no input pin", for /health and Home Assistant', async () => {
     const chip = new FakeChip();
     const { gpio, warnings } = await openInputs(

@@ -117,4 +117,18 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   hardware_safety_engaged_relaynode: system('Emergency stop engaged at the relay node'),
   hardware_safety_released_relaynode: system('Emergency stop released at the relay node'),
   hoa_position_changed: system('HOA selector moved'),
+  fail_to_start: system('Generator failed to start'),
+  unexpected_stop: {
+    title: 'Generator stopped unexpectedly',
+    body: 'The generator stopped on its own at {{timestamp}} during run {{run_id}}: {{details}}.',
+  },
+  external_run: {
+    title: 'Generator running without a command',
+    body: 'The generator started outside Outpost (its own panel) at {{start_time}}; recorded as run {{run_id}}.',
+  },
+  exercise_failed: system('Exercise run failed'),
+  maintenance_upcoming: system('Generator service coming up'),
+  maintenance_due: system('Generator service due'),
+  disarmed_reminder: system('Automation still disarmed'),
+  override_reminder: system('Override still active'),
 };

@@ -1,9 +1,12 @@
+import type { simulator } from '@outpost/contracts';
 import type { EngineState } from '../domain/engine.js';
 
 export interface PositionData extends EngineState {
   airport_icao: string | null;
   receiving: boolean | null;
   timestamp_ms: number;
+  /** While a flight plan exists: its progress, so a console follows it live. */
+  flight_plan?: simulator.FlightPlanStatus;
 }
 
 /** What AUTO_START_* did at boot; shown in the status and /health so a stopped service says why. */

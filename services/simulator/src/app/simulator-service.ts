@@ -351,7 +351,14 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     } else {
       emitNoFix(run, this.settings, now);
     }
-    this.emit('position', { ...state, airport_icao: this.airportIcao, receiving, timestamp_ms: now });
+    const flight = this.flight ? { flight_plan: this.flightPlan() } : {};
+    this.emit('position', {
+      ...state,
+      airport_icao: this.airportIcao,
+      receiving,
+      timestamp_ms: now,
+      ...flight,
+    });
   }
 
   private currentBanner(): string | null {

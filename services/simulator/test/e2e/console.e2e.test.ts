@@ -247,6 +247,37 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await context.close();
   }, 20_000);
 
+  it('builds a route with the airport search, flies it, shows the 422 of a bad one, and clears it', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    await login(page);
+    const search = page.locator('input[name=route-airport-search]');
+    await search.fill('KSFO');
+    await page
+      .getByRole('list', { name: 'Route airports found' })
+      .getByRole('button', { name: /KSFO/ })
+      .click();
+    await page.getByRole('button', { name: 'Fly this route' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('at least 2 points');
+
+    await search.fill('Oakland');
+    await page
+      .getByRole('list', { name: 'Route airports found' })
+      .getByRole('button', { name: /KOAK/ })
+      .click();
+    await page.locator('input[name=route-coords]').fill('37.70, -122.30');
+    await page.getByRole('button', { name: 'Add point' }).click();
+    expect(await page.getByRole('list', { name: 'Route', exact: true }).locator('li').count()).toBe(3);
+    await page.getByRole('button', { name: 'Fly this route' }).click();
+    await expect
+      .poll(() => page.getByTestId('flight-progress').textContent())
+      .toMatch(/takeoff · leg 1 KSFO → KOAK/);
+    await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('KSFO');
+
+    await page.getByRole('button', { name: 'Clear flight plan' }).click();
+    await expect.poll(() => page.getByTestId('flight-progress').count()).toBe(0);
+    await context.close();
+  }, 20_000);
+
   it('served the console compressed and cacheable, and the pages logged no errors', async () => {
     const index = await fetch(`${sim.url}/`, { headers: { 'accept-encoding': 'br' } });
     expect(index.headers.get('content-encoding')).toBe('br');
@@ -262,7 +293,7 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     });
     expect(again.status).toBe(304);
     expect(b.errors).toEqual([]);
-    // Only the answers the tests provoked: a wrong password (401), the port in use (409).
-    for (const r of b.apiRejections) expect(r).toMatch(/status of (401|409)/);
+    // Only the answers the tests provoked: a wrong password (401), the port in use (409), a one-point route (422).
+    for (const r of b.apiRejections) expect(r).toMatch(/status of (401|409|422)/);
   });
 });

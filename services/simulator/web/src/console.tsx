@@ -6,6 +6,7 @@ import { NetworkPanel } from './network-panel.js';
 import { NmeaLog } from './nmea-log.js';
 import { NmeaPanel } from './nmea-panel.js';
 import { PositionPanel } from './position-panel.js';
+import { RouteEditor } from './route-editor.js';
 import { SerialPanel } from './serial-panel.js';
 import { useSimulator } from './use-simulator.js';
 
@@ -18,7 +19,12 @@ const TILE_URL = (() => {
   }
 })();
 
-export function Console({ username, bypass, onLogout, onUnauthorized }: {
+export function Console({
+  username,
+  bypass,
+  onLogout,
+  onUnauthorized,
+}: {
   username: string | null;
   bypass: boolean;
   onLogout: () => void;
@@ -58,10 +64,19 @@ export function Console({ username, bypass, onLogout, onUnauthorized }: {
             <GeoMap
               label="Simulator position"
               tileUrl={TILE_URL}
-              points={[{ id: 'sim', lat: status.lat, lon: status.lon, label: status.airport_icao ?? undefined }]}
+              points={[
+                ...(status.flight_plan?.plan?.waypoints ?? []).map((w, i) => ({
+                  id: `wp-${i}`,
+                  lat: w.lat,
+                  lon: w.lon,
+                  label: w.name,
+                })),
+                { id: 'sim', lat: status.lat, lon: status.lon, label: status.airport_icao ?? undefined },
+              ]}
             />
           </Card>
           <PositionPanel status={status} post={store.post} />
+          <RouteEditor status={status} store={store} />
           <NetworkPanel status={status} post={store.post} />
           <SerialPanel status={status} post={store.post} />
           <NmeaPanel status={status} post={store.post} />

@@ -33,6 +33,7 @@ export interface Status {
   uptime_seconds?: number | null;
   started_at?: string | null;
   receiver?: Record<string, unknown>;
+  flight_plan?: simulator.FlightPlanStatus;
 }
 
 export interface Airport {

@@ -1,6 +1,10 @@
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
+import { foldEngine } from '../engine-hours.js';
 
-/** Stamps last_alive_at periodically: the boot after a crash bounds an orphaned run by it. */
+/**
+ * Stamps last_alive_at periodically: the boot after a crash bounds an orphaned run by it. The same
+ * write brings the engine-hour meter up to date, so a crash loses at most one period of engine time.
+ */
 export class AliveStamp implements ControllerModule {
   private timer: unknown = null;
 
@@ -21,7 +25,7 @@ export class AliveStamp implements ControllerModule {
     this.timer = core.clock.setInterval(() => {
       if (core.writes.backlog > 0) return;
       void core.serial.run(async () => {
-        core.state = { ...core.state, last_alive_at: core.now };
+        core.state = foldEngine({ ...core.state, last_alive_at: core.now }, core.now);
         await core.writes.enqueue({ label: 'alive', state: core.state }, false).catch(() => undefined);
       });
     }, period);

@@ -32,7 +32,8 @@ export class RuntimeLimits implements ControllerModule {
     return core.serial.run(async () => {
       if (!core.state.lockout_active) return { cleared: false };
       const now = core.now;
-      const next = { ...core.state, lockout_active: false };
+      // A health alarm that locked out (fail to start, unexpected stop) is acknowledged with it.
+      const next = { ...core.state, lockout_active: false, health_alarm: null };
       await core.persistNow({
         label: 'lockout:clear',
         state: next,

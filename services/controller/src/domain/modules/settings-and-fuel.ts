@@ -1,9 +1,10 @@
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
-import type { Actor, FuelSettings, RuntimeLimitSettings, Settings } from '../types.js';
+import type { Actor, FuelSettings, HealthSettings, RuntimeLimitSettings, Settings } from '../types.js';
 
-export type SettingsPatch = Partial<Omit<Settings, 'limits' | 'fuel'>> & {
+export type SettingsPatch = Partial<Omit<Settings, 'limits' | 'fuel' | 'health'>> & {
   limits?: Partial<RuntimeLimitSettings>;
   fuel?: Partial<FuelSettings>;
+  health?: Partial<HealthSettings>;
 };
 
 /** The operator's settings (limits, fuel, debounce, boot policy) and the fuel-usage counter. */
@@ -25,6 +26,7 @@ export class SettingsAndFuel implements ControllerModule {
         ...patch,
         limits: { ...core.settings.limits, ...patch.limits },
         fuel: { ...core.settings.fuel, ...patch.fuel },
+        health: { ...core.settings.health, ...patch.health },
       };
       await core.persistNow({
         label: 'settings',

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { RowId, UnixSeconds } from './common.js';
+
+/** Where "the generator is actually running" comes from; `none` keeps the controller as it was. */
+export const FEEDBACK_SOURCES = ['none', 'gpio', 'mqtt', 'api'] as const;
+export const FeedbackSource = z.enum(FEEDBACK_SOURCES);
+export type FeedbackSource = z.infer<typeof FeedbackSource>;
+
+/**
+ * What a start with no running feedback in time (or a run whose feedback drops) does to the relay:
+ * drop it and lock out (the safe default), or keep it ON and only raise the alarm.
+ */
+export const FAIL_TO_START_POLICIES = ['drop_and_lockout', 'keep_running'] as const;
+export const FailToStartPolicy = z.enum(FAIL_TO_START_POLICIES);
+export type FailToStartPolicy = z.infer<typeof FailToStartPolicy>;
+
+export const HEALTH_ALARMS = ['fail_to_start', 'unexpected_stop', 'exercise_failed'] as const;
+export const HealthAlarm = z.enum(HEALTH_ALARMS);
+export type HealthAlarm = z.infer<typeof HealthAlarm>;
+
+const ON_OFF: Record<string, boolean> = { on: true, off: false, true: true, false: false };
+
+/**
+ * Retained `controller/<id>/running_feedback`: `ON` / `OFF` (Home Assistant, a smart plug) or JSON
+ * `{"running": true}` (an energy meter's automation). Parsed to a boolean.
+ */
+export const RunningFeedbackPayload = z.string().transform((text, ctx): boolean => {
+  const word = ON_OFF[text.trim().toLowerCase()];
+  if (word !== undefined) return word;
+  try {
+    const parsed = z.object({ running: z.boolean() }).safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data.running;
+  } catch {
+    // not JSON either: reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'expected ON, OFF or {"running": true|false}' });
+  return z.NEVER;
+});
+
+/** POST /api/health/running-feedback and the dev input. */
+export const RunningFeedbackRequest = z.object({ running: z.boolean() }).strict();
+
+/** PUT /api/health/settings. */
+export const HealthSettings = z
+  .object({ running_feedback_source: FeedbackSource, fail_to_start_policy: FailToStartPolicy })
+  .strict();
+export const HealthSettingsUpdate = HealthSettings.partial().strict();
+
+/** Engine hours are set to match the generator's own meter; 100 000 h is far beyond any engine. */
+export const HourMeterSet = z.object({ hours: z.number().nonnegative().max(100_000) }).strict();
+
+/** GET /api/health. */
+export const HealthStatus = z.object({
+  running_feedback_source: FeedbackSource,
+  /** null: no feedback source, or it has not reported yet. */
+  running_feedback: z.boolean().nullable(),
+  fail_to_start_policy: FailToStartPolicy,
+  start_confirm_seconds: z.number().int().positive(),
+  /** When the running feedback confirmed the current commanded run. */
+  run_confirmed_at: UnixSeconds.nullable(),
+  external_run_active: z.boolean(),
+  alarm: HealthAlarm.nullable(),
+  engine_hours: z.number().nonnegative(),
+});
+export type HealthStatus = z.infer<typeof HealthStatus>;
+
+const Hours = z.number().positive().max(100_000);
+const Months = z.number().int().min(1).max(120);
+
+/** A maintenance item: an interval in engine hours and/or calendar months, at least one. */
+export const MaintenanceItemInput = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    interval_hours: Hours.nullable().default(null),
+    interval_months: Months.nullable().default(null),
+    /** Notify this many engine hours before due (null: no early notice by hours). */
+    lead_hours: Hours.nullable().default(null),
+    /** Notify this many days before the calendar date (null: no early notice by date). */
+    lead_days: z.number().int().min(1).max(365).nullable().default(null),
+  })
+  .strict()
+  .refine((v) => v.interval_hours !== null || v.interval_months !== null, {
+    message: 'give interval_hours, interval_months or both',
+    path: ['interval_hours'],
+  });
+export type MaintenanceItemInput = z.infer<typeof MaintenanceItemInput>;
+
+export const MaintenanceItemUpdate = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    interval_hours: Hours.nullable(),
+    interval_months: Months.nullable(),
+    lead_hours: Hours.nullable(),
+    lead_days: z.number().int().min(1).max(365).nullable(),
+  })
+  .partial()
+  .strict();
+
+export const MaintenanceDoneRequest = z
+  .object({ note: z.string().max(500).optional() })
+  .strict()
+  .default({});
+
+export const MaintenanceIdParam = z.object({ id: z.coerce.number().pipe(RowId) });
+
+export const MAINTENANCE_STATUSES = ['ok', 'upcoming', 'due'] as const;
+
+export const MaintenanceItem = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  interval_hours: z.number().nullable(),
+  interval_months: z.number().int().nullable(),
+  lead_hours: z.number().nullable(),
+  lead_days: z.number().int().nullable(),
+  last_done_at: UnixSeconds,
+  last_done_engine_hours: z.number(),
+  due_engine_hours: z.number().nullable(),
+  due_at: UnixSeconds.nullable(),
+  status: z.enum(MAINTENANCE_STATUSES),
+  history: z.array(
+    z.object({
+      done_at: UnixSeconds,
+      engine_hours: z.number(),
+      who: z.string(),
+      note: z.string().nullable(),
+    }),
+  ),
+});
+export type MaintenanceItem = z.infer<typeof MaintenanceItem>;
+
+/** GET /api/exercise/reports: one per exercise run, newest first. */
+export const ExerciseReport = z.object({
+  run_id: z.number().int().nullable(),
+  started_at: UnixSeconds,
+  /** null: no running feedback source, so nothing could confirm. */
+  confirmed: z.boolean().nullable(),
+  confirm_seconds: z.number().int().nullable(),
+  planned_minutes: z.number().int().nullable(),
+  ran_seconds: z.number().int(),
+  full_duration: z.boolean(),
+  stop_reason: z.string(),
+  passed: z.boolean(),
+});
+export type ExerciseReport = z.infer<typeof ExerciseReport>;
+
+export const ExerciseReportsQuery = z
+  .object({ limit: z.coerce.number().int().min(1).max(500).default(50) })
+  .strict();

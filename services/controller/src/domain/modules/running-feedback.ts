@@ -1,0 +1,209 @@
+import type { health } from '@outpost/contracts';
+import { TimerSlot } from '../clock.js';
+import type { ControllerModule, ModuleHost } from '../controller-module.js';
+import { systemEvent } from '../events.js';
+import { alarmEvents } from '../health-events.js';
+import type { EventDraft } from '../types.js';
+import { ExternalRuns, FEEDBACK } from './external-runs.js';
+
+const SYSTEM_FEEDBACK = { who: 'system', from: 'running-feedback' };
+
+/**
+ * "The generator is actually running", from the one source the settings name (GPIO, MQTT or the
+ * API). With no source the controller behaves as it always did. With one, a commanded start must be
+ * confirmed within START_CONFIRM_SECONDS (fail_to_start), a confirmed run whose feedback drops is an
+ * unexpected stop, and feedback with no commanded run is recorded as an external run.
+ */
+export class RunningFeedback implements ControllerModule {
+  /** Latest reading of every source, so switching source picks up its current value. */
+  private readonly readings: Partial<Record<health.FeedbackSource, boolean>> = {};
+  private readonly confirmTimer: TimerSlot;
+  private readonly external: ExternalRuns;
+  /** When the feedback confirmed the current commanded run; null until it has. */
+  private confirmedAt: number | null = null;
+  /** The current run already raised its alarm (keep_running policy): it is not raised again. */
+  private alarmed = false;
+
+  constructor(private readonly core: ModuleHost) {
+    this.confirmTimer = new TimerSlot(core.clock, () => this.confirmDeadline());
+    this.external = new ExternalRuns(core);
+  }
+
+  start(): void {
+    const events = this.core.events;
+    events.on('runStarted', () => {
+      this.alarmed = false;
+      this.confirmedAt = this.value === true ? this.core.now : null;
+      // A commanded start while the panel already runs it: Outpost takes the run over.
+      if (this.external.active) this.afterSection(() => this.external.end('taken over by a commanded start'));
+    });
+    events.on('rearm', () => this.confirmTimer.at(this.confirmDeadlineAt()));
+    events.on('runClosed', () => {
+      this.confirmTimer.cancel();
+      this.confirmedAt = null;
+    });
+  }
+
+  stop(): void {
+    this.confirmTimer.cancel();
+  }
+
+  get source(): health.FeedbackSource {
+    return this.core.settings.health.running_feedback_source;
+  }
+
+  /** The configured source's reading; null with no source or before it reported. */
+  get value(): boolean | null {
+    const source = this.source;
+    return source === 'none' ? null : (this.readings[source] ?? null);
+  }
+
+  get runConfirmedAt(): number | null {
+    return this.core.state.generator_running ? this.confirmedAt : null;
+  }
+
+  get externalRunActive(): boolean {
+    return this.external.active;
+  }
+
+  get confirmMs(): number {
+    return (this.core.deps.config.startConfirmSeconds ?? 60) * 1000;
+  }
+
+  /** A reading from one source; only the configured source acts. */
+  report(source: Exclude<health.FeedbackSource, 'none'>, running: boolean): Promise<void> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      const before = this.value;
+      this.readings[source] = running;
+      if (source !== this.source || before === running) return;
+      core.deps.logger.info({ source, running }, 'running feedback changed');
+      if (running) await this.rose();
+      else await this.fell();
+      core.afterChange(false);
+      await core.evaluate();
+    });
+  }
+
+  /** The settings changed the source: act on the new source's current reading. */
+  sourceChanged(previous: health.FeedbackSource): Promise<void> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      if (previous === this.source) return;
+      if (this.source === 'none' || this.value !== true)
+        await this.external.end('running feedback source changed');
+      else if (core.state.generator_running && this.confirmedAt === null) this.confirmedAt = core.now;
+      core.afterChange(false);
+    });
+  }
+
+  private async rose(): Promise<void> {
+    const core = this.core;
+    if (!core.state.generator_running) return this.external.begin();
+    if (this.confirmedAt !== null) return;
+    const now = core.now;
+    this.confirmedAt = now;
+    this.confirmTimer.cancel();
+    const start = core.state.generator_start_time ?? now;
+    const seconds = Math.max(0, Math.round((now - start) / 1000));
+    const clearAlarm = core.state.health_alarm !== null && !core.state.lockout_active;
+    const next = clearAlarm ? { ...core.state, health_alarm: null } : core.state;
+    core.state = next;
+    await core.persist({
+      label: 'feedback:confirmed',
+      ...(clearAlarm ? { state: next } : {}),
+      audit: [
+        {
+          action: 'generator.start_confirmed',
+          actor: FEEDBACK,
+          details: { run_id: core.state.current_run_id, confirm_seconds: seconds },
+        },
+      ],
+    });
+  }
+
+  private async fell(): Promise<void> {
+    const core = this.core;
+    if (this.external.active) return this.external.end('stopped at the generator (running feedback fell)');
+    if (!core.state.generator_running || this.confirmedAt === null) return;
+    this.confirmedAt = null;
+    if (this.alarmed) return;
+    this.alarmed = true;
+    const runId = core.state.current_run_id;
+    const details = 'running feedback fell while the run was commanded';
+    if (this.policy === 'keep_running') {
+      await this.raise('unexpected_stop', details, { run_id: runId, relay: 'kept_on' }, false);
+      return;
+    }
+    // The relay goes OFF first: the alarm's write never holds it on.
+    await core.doStop('unexpected_stop', FEEDBACK, details);
+    await this.raise('unexpected_stop', details, { run_id: runId, relay: 'dropped' }, true);
+  }
+
+  private get policy(): health.FailToStartPolicy {
+    return this.core.settings.health.fail_to_start_policy;
+  }
+
+  private confirmDeadlineAt(): number | null {
+    const s = this.core.state;
+    if (this.source === 'none' || !s.generator_running || this.confirmedAt !== null || this.alarmed)
+      return null;
+    return (s.generator_start_time ?? this.core.now) + this.confirmMs;
+  }
+
+  private confirmDeadline(): void {
+    const core = this.core;
+    void core.serial
+      .run(async () => {
+        const deadline = this.confirmDeadlineAt();
+        if (deadline === null) return;
+        if (deadline > core.now) return core.rearmTimers();
+        this.alarmed = true;
+        const runId = core.state.current_run_id;
+        const seconds = Math.round(this.confirmMs / 1000);
+        const details = `no running feedback within ${seconds} s of relay ON`;
+        if (this.policy === 'keep_running') {
+          await this.raise('fail_to_start', details, { run_id: runId, relay: 'kept_on' }, false);
+          return;
+        }
+        await core.doStop('error', SYSTEM_FEEDBACK, `fail to start: ${details}`);
+        await this.raise('fail_to_start', details, { run_id: runId, relay: 'dropped' }, true);
+        await core.evaluate();
+      })
+      .catch((err) => core.deps.logger.error({ err }, 'fail-to-start check failed'));
+  }
+
+  /** Records the alarm (and the lockout the drop policy adds); inside a serial section. */
+  private async raise(
+    alarm: health.HealthAlarm,
+    details: string,
+    extra: Record<string, unknown>,
+    lockout: boolean,
+  ): Promise<void> {
+    const core = this.core;
+    const now = core.now;
+    core.deps.logger.warn({ alarm, ...extra }, `${alarm}: ${details}`);
+    const events: EventDraft[] = alarmEvents(alarm, now, details, extra);
+    const next = { ...core.state, health_alarm: alarm, ...(lockout ? { lockout_active: true } : {}) };
+    if (lockout && !core.state.lockout_active) {
+      events.push(
+        systemEvent('lockout_activated', now, 'locked_out', 'acknowledge to allow restarts', {
+          run_id: extra.run_id ?? null,
+        }),
+      );
+    }
+    core.state = next;
+    await core.persist({
+      label: `alarm:${alarm}`,
+      state: next,
+      events: () => events,
+      audit: [{ action: `alarm.${alarm}`, actor: SYSTEM_FEEDBACK, details: { details, ...extra } }],
+    });
+    core.afterChange(true);
+  }
+
+  /** Work that must follow the caller's serial section (listeners cannot await). */
+  private afterSection(fn: () => Promise<void>): void {
+    void this.core.serial.run(fn).catch((err) => this.core.deps.logger.error({ err }, 'running feedback'));
+  }
+}

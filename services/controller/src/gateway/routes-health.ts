@@ -1,0 +1,78 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import { health } from '@outpost/contracts';
+import type { ControllerService } from '../service.js';
+import { actorOf, domain, errorResponses, router } from './context.js';
+
+const json = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  description: 'OK',
+});
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+const tags = ['health'];
+
+/** Generator health: running feedback, its alarms and policy, the engine-hour meter. */
+export function healthRoutes(svc: ControllerService) {
+  const r = router();
+  const ctl = svc.controller;
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/health',
+      tags,
+      summary: 'Running feedback, the standing health alarm and the engine-hour meter',
+      responses: { 200: json(health.HealthStatus), ...errorResponses([401]) },
+    }),
+    (c) => c.json(ctl.healthStatus(), 200),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/health/settings',
+      tags,
+      summary:
+        'Which source is the running feedback (none keeps today’s behaviour) and the fail-to-start policy',
+      request: body(health.HealthSettingsUpdate),
+      responses: { 200: json(health.HealthStatus), ...errorResponses([400, 401, 422, 503]) },
+    }),
+    async (c) => {
+      await domain(() => ctl.updateHealthSettings(c.req.valid('json'), actorOf(c)));
+      return c.json(ctl.healthStatus(), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/health/running-feedback',
+      tags,
+      summary: 'Running feedback from an integration; acted on when the source is `api`',
+      request: body(health.RunningFeedbackRequest),
+      responses: { 200: json(health.HealthStatus), ...errorResponses([400, 401, 422]) },
+    }),
+    async (c) => {
+      await ctl.runningFeedback('api', c.req.valid('json').running);
+      return c.json(ctl.healthStatus(), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/health/hour-meter',
+      tags,
+      summary: "Set the engine-hour meter to the generator's own reading (audited)",
+      request: body(health.HourMeterSet),
+      responses: { 200: json(health.HealthStatus), ...errorResponses([400, 401, 422, 503]) },
+    }),
+    async (c) => {
+      await domain(() => ctl.setEngineHours(c.req.valid('json').hours, actorOf(c)));
+      return c.json(ctl.healthStatus(), 200);
+    },
+  );
+
+  return r;
+}
