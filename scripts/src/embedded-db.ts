@@ -16,9 +16,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import pg from 'pg';
 import type { Child } from './children.js';
-import { DATABASE_ROLES, type Secrets } from './secrets.js';
+import { fileURLToPath } from 'node:url';
+import type { DatabaseRole } from './database-roles.js';
+import type { ProvisionInput } from './db-provision.js';
+import { runOneShot } from './one-shot.js';
+import type { Secrets } from './secrets.js';
 
 /**
  * One real PostgreSQL server for the stack when DATABASE_URL is unset, the way the launcher starts the
@@ -190,61 +193,19 @@ function initCluster(bin: Binaries, dir: string, password: string, owner: Return
   }
 }
 
-async function connectAsSuperuser(port: number, password: string, database: string, deadline: number) {
-  for (;;) {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return client;
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      if (Date.now() > deadline)
-        throw new DatabaseError(`PostgreSQL did not accept connections: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
-/** The database, and for each data-owning service a login role that owns a schema of its name. */
-async function provision(
-  port: number,
-  secrets: Secrets['postgres'] & object,
-  deadline: number,
-): Promise<void> {
-  const admin = await connectAsSuperuser(port, secrets.password, 'postgres', deadline);
+/** Provisioning needs the PostgreSQL client: it runs in a one-shot child, never in the launcher. */
+async function provisionInChild(input: ProvisionInput): Promise<void> {
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
-    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
-  } finally {
-    await admin.end();
-  }
-  const db = await connectAsSuperuser(port, secrets.password, DATABASE_NAME, deadline);
-  try {
-    await db.query(`REVOKE ALL ON DATABASE ${DATABASE_NAME} FROM PUBLIC`);
-    for (const role of DATABASE_ROLES) {
-      const found = await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
-      const verb = found.rowCount ? 'ALTER' : 'CREATE';
-      // The password follows secrets.json on every start, so the file stays the one source.
-      const { rows } = await db.query('SELECT format($1, $2::text, $3::text) AS sql', [
-        `${verb} ROLE %I LOGIN PASSWORD %L`,
-        role,
-        secrets.roles[role],
-      ]);
-      await db.query(rows[0].sql);
-      // CREATE too: drizzle's migrator says CREATE SCHEMA IF NOT EXISTS even for a schema that exists.
-      await db.query(`GRANT CONNECT, CREATE ON DATABASE ${DATABASE_NAME} TO ${role}`);
-      await db.query(`CREATE SCHEMA IF NOT EXISTS ${role} AUTHORIZATION ${role}`);
-    }
-  } finally {
-    await db.end();
+    await runOneShot(fileURLToPath(new URL('./db-provision-main.js', import.meta.url)), input);
+  } catch (err) {
+    throw new DatabaseError((err as Error).message);
   }
 }
 
 export interface EmbeddedDatabase extends Child {
   port: number;
   /** The DATABASE_URL a service logs in with: its own role, the shared database. */
-  urlFor(role: (typeof DATABASE_ROLES)[number]): string;
+  urlFor(role: DatabaseRole): string;
   /** The superuser on the shared database, for the launcher's own one-off work (an upgrade's copy). */
   adminUrl: string;
 }
@@ -329,7 +290,13 @@ export async function startEmbeddedDatabase(opts: {
     port: opts.port,
     deadline: opts.deadline,
     log: opts.log,
-    ready: () => provision(opts.port, creds, opts.deadline),
+    ready: () =>
+      provisionInChild({
+        port: opts.port,
+        password: creds.password,
+        roles: creds.roles,
+        deadline: opts.deadline,
+      }),
   });
   return {
     name: 'postgres',
@@ -363,6 +330,7 @@ export async function startThrowawayServer(
     deadline,
     log: opts.log ?? ((line) => process.stderr.write(`postgres: ${line}\n`)),
     ready: async () => {
+      const { connectAsSuperuser } = await import('./db-provision.js');
       const c = await connectAsSuperuser(port, password, 'postgres', deadline);
       await c.end();
     },

@@ -21,7 +21,7 @@ import {
   type JoinPayload,
   brokerUrlForJoin,
 } from './join-string.js';
-import { readRunFile } from './run-file.js';
+import { readRunFile } from './run-file-read.js';
 import { resolveSecrets, SecretError, SECRETS_FILE_NAME } from './secrets.js';
 import { SITE_CA_FILE_NAME, TLS_DIR_NAME, tlsMode } from './tls.js';
 

@@ -1,9 +1,11 @@
-import { existsSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { DATABASE_ROLES } from './secrets.js';
+import type { DatabaseRole } from './database-roles.js';
+
+export { pgliteFolders } from './database-roles.js';
 
 /**
  * Earlier versions kept each service's data in PGlite under DATA_DIR/<service>. This copies it, once, into
@@ -13,7 +15,7 @@ import { DATABASE_ROLES } from './secrets.js';
  * leaves the folder where it was, so the next start tries again and no run history is lost.
  */
 
-export type Role = (typeof DATABASE_ROLES)[number];
+export type Role = DatabaseRole;
 
 export class MigrationError extends Error {}
 
@@ -39,11 +41,6 @@ export interface MigrateOptions {
 }
 
 const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
-
-/** The PGlite folders of an earlier version under DATA_DIR. */
-export function pgliteFolders(dataDir: string): Role[] {
-  return DATABASE_ROLES.filter((role) => existsSync(join(dataDir, role, 'PG_VERSION')));
-}
 
 export async function migratePglite(opts: MigrateOptions): Promise<PgliteMigration[]> {
   let PGlite: typeof import('@electric-sql/pglite').PGlite;

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 // The users module alone: the launcher stays small next to the services it runs.
 import { makeUser, type Role, USERS_FILE_NAME, writeUsersFile } from '@outpost/broker/users';
 import { z } from 'zod';
+import { DATABASE_ROLES } from './database-roles.js';
+import { SECRETS_FILE_NAME } from './secrets-file.js';
 
-export const SECRETS_FILE_NAME = 'secrets.json';
+export { SECRETS_FILE_NAME };
 
 /** MQTT accounts the launcher creates: one per service, plus Home Assistant and read-only viewers. */
 export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
@@ -18,8 +20,7 @@ export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
   { username: 'viewer', role: 'viewer', id: '*' },
 ];
 
-/** Services that own data: each gets its own role and schema in the embedded PostgreSQL. */
-export const DATABASE_ROLES = ['controller', 'notifier'] as const;
+export { DATABASE_ROLES };
 
 /*
  * One rule per secret, used for the environment and for the file alike, so a value accepted once is

@@ -5,38 +5,27 @@
  * then generated), starts the embedded broker unless a broker is set, then each service as its own
  * process, waits for every /health and prints where everything is. Ctrl-C or SIGTERM stops the services
  * one by one in reverse order, the broker last.
+ *
+ * This process stays resident while the stack runs, so it loads Node's own modules only: the decisions
+ * (launch-plan.ts) and the PostgreSQL client's work run in one-shot children (one-shot.ts).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
-import { ConfigError, parseConfig } from '@outpost/runtime/config';
 import { SUPERVISED_ENV } from '@outpost/runtime/lifecycle';
-import { z } from 'zod';
 import { type Child, startChild, stopChild } from './children.js';
+import { pgliteFolders } from './database-roles.js';
+import { DatabaseError, type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-db.js';
 import { waitForHealth, waitForPort } from './health.js';
+import type { LaunchPlan } from './launch-plan.js';
+import { runOneShot } from './one-shot.js';
 import { choosePort } from './ports.js';
-import { applyJoin } from './join.js';
-import { JoinError } from './join-string.js';
 import { removeRunFile, writeRunFile } from './run-file.js';
-import { resolveSecrets, SECRETS_FILE_NAME, type SecretSources, SecretError } from './secrets.js';
-import { availableServices, type LaunchContext, mainFile, SERVICES } from './services.js';
-import { setupTls, TlsError } from './tls.js';
+import { SECRETS_FILE_NAME } from './secrets-file.js';
+import { type LaunchContext, mainFile, SERVICES } from './services.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-const Env = z.object({
-  MQTT_URL: z
-    .string()
-    .regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port')
-    .optional(),
-  MQTT_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
-  MQTT_WS_PORT: z.string().regex(/^\d+$/, 'expected a port number').optional(),
-  MQTT_TOPIC_PREFIX: z.string().default(DEFAULT_PREFIX),
-  DATA_DIR: z.string().default('./data'),
-  HOST: z.string().default('0.0.0.0'),
-  START_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
-});
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 /**
  * An earlier version's PGlite folders are copied into the embedded server before any service starts, so
@@ -45,29 +34,18 @@ const Env = z.object({
  */
 async function upgradeFromPglite(
   dataDir: string,
-  db: import('./embedded-db.js').EmbeddedDatabase,
+  db: EmbeddedDatabase,
   shutdown: (code: number) => Promise<void>,
 ): Promise<void> {
-  const { migratePglite, pgliteFolders } = await import('./migrate-pglite.js');
   const roles = pgliteFolders(dataDir);
   if (roles.length === 0) return;
-  const say = (line: string) => process.stdout.write(`${'postgres'.padEnd(10)}│ ${line}\n`);
-  say(
-    `moving ${roles.map((r) => `DATA_DIR/${r}`).join(' and ')} (PGlite, an earlier version) into PostgreSQL`,
-  );
   try {
-    for (const m of await migratePglite({
+    await runOneShot(here('./pglite-upgrade-main.js'), {
       dataDir,
       roles,
-      roleUrl: (role) => db.urlFor(role),
+      roleUrls: Object.fromEntries(roles.map((r) => [r, db.urlFor(r)])),
       adminUrl: db.adminUrl,
-      migrationsFolder: (role) => join(root, 'services', role, 'drizzle'),
-    })) {
-      const rows = Object.values(m.tables).reduce((a, b) => a + b, 0);
-      say(
-        `${m.role}: ${rows} rows in ${Object.keys(m.tables).length} tables copied; the old folder is kept as ${m.keptAt}`,
-      );
-    }
+    });
   } catch (err) {
     process.stderr.write(
       `outpost: the PGlite data of an earlier version could not be moved into PostgreSQL (${(err as Error).message}); DATA_DIR/${roles.join(' and DATA_DIR/')} left as they were\n`,
@@ -81,116 +59,17 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** Service names and `--join <string>` (or `--join=<string>`) from the command line. */
-function parseArgs(argv: string[]): { names: string[]; join?: string } {
-  const names: string[] = [];
-  let join: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--join') {
-      join = argv[++i];
-      if (!join) fail('--join needs the string printed by `npm run join-token` on the controller host');
-    } else if (a.startsWith('--join=')) join = a.slice('--join='.length);
-    else if (a.startsWith('-')) fail(`unknown option ${a}`);
-    else names.push(a);
-  }
-  return join === undefined ? { names } : { names, join };
-}
-
-const FROM: Record<string, string> = {
-  environment: 'from the environment',
-  file: 'from secrets.json',
-  generated: 'generated',
-  default: 'default',
-};
-
-/** Where each secret came from, one line each; values never appear here. */
-function describeSources(sources: SecretSources): string[] {
-  const accounts = Object.entries(sources.mqtt);
-  const set = accounts.filter(([, src]) => src === 'environment').map(([u]) => u);
-  const made = accounts.filter(([, src]) => src === 'generated').map(([u]) => u);
-  const broker = [
-    set.length ? `${set.join(', ')} from the environment` : '',
-    made.length === accounts.length ? 'generated' : made.length ? `${made.join(', ')} generated` : '',
-    set.length + made.length < accounts.length
-      ? `${set.length + made.length ? 'the rest ' : ''}from secrets.json`
-      : '',
-  ]
-    .filter(Boolean)
-    .join('; ');
-  return [
-    ['JWT_SECRET', FROM[sources.JWT_SECRET]],
-    ['RELAYNODE_API_SECRET', FROM[sources.RELAYNODE_API_SECRET]],
-    ['NOTIFIER_API_SECRET', FROM[sources.NOTIFIER_API_SECRET]],
-    ['ADMIN_USERNAME', FROM[sources.ADMIN_USERNAME]],
-    ['ADMIN_PASSWORD', FROM[sources.ADMIN_PASSWORD]],
-    ['simulator login', FROM[sources.simulator_login]],
-    ['broker accounts', broker],
-  ].map(([k, v]) => `  ${k!.padEnd(21)} ${v}`);
-}
-
 async function main(): Promise<void> {
-  let env: z.infer<typeof Env>;
+  let plan: LaunchPlan;
   try {
-    env = parseConfig(Env);
+    plan = await runOneShot(here('./launch-plan-main.js'), { argv: process.argv.slice(2) });
   } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
+    fail((err as Error).message);
   }
-  for (const name of [
-    'CONTROLLER_PORT',
-    'RELAYNODE_PORT',
-    'NOTIFIER_PORT',
-    'SIMULATOR_PORT',
-    'DASHBOARD_PORT',
-  ]) {
-    const v = process.env[name];
-    if (v && !/^\d+$/.test(v)) fail(`Invalid environment variable ${name}: expected a port number`);
-  }
-
-  const args = parseArgs(process.argv.slice(2));
-  const dataDir = resolve(env.DATA_DIR);
-  let resolved: ReturnType<typeof resolveSecrets>;
-  try {
-    if (args.join !== undefined) {
-      const joined = applyJoin(dataDir, args.join);
-      process.stdout.write(`outpost: joined site "${joined.site}" on ${joined.mqtt_url}\n`);
-    }
-    resolved = resolveSecrets(dataDir, process.env);
-  } catch (err) {
-    if (err instanceof SecretError || err instanceof JoinError) fail(err.message);
-    throw err;
-  }
-  const { secrets, sources, createdAdminPassword } = resolved;
-  // A host paired by --join runs its relay node against the controller's broker.
-  const joined = env.MQTT_URL ? undefined : secrets.join;
-
-  const built = availableServices(root);
-  const wanted = args.names.length ? args.names : joined ? ['relay-node'] : [];
-  for (const name of wanted) {
-    if (!SERVICES.some((s) => s.name === name)) {
-      fail(`unknown service "${name}"; services: ${SERVICES.map((s) => s.name).join(', ')}`);
-    }
-    if (!built.some((s) => s.name === name))
-      fail(`service "${name}" is not built (${mainFile(root, name)} missing)`);
-    if (joined && name !== 'relay-node') {
-      fail(
-        `${join(dataDir, SECRETS_FILE_NAME)} pairs this host with site "${joined.site}": only relay-node runs here (set MQTT_URL to run other services)`,
-      );
-    }
-  }
-  const selected = wanted.length ? built.filter((s) => wanted.includes(s.name)) : built;
-  const adminUsername = secrets.ADMIN_USERNAME ?? 'admin';
-
-  const loopback = env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
-  const tls = await setupTls({ env: process.env, host: env.HOST, localHost: loopback, dataDir }).catch(
-    (err: unknown) => {
-      if (err instanceof ConfigError || err instanceof TlsError) fail(err.message);
-      throw err;
-    },
-  );
+  const { dataDir, secrets, tls, loopback, adminUsername } = plan;
+  const selected = SERVICES.filter((s) => plan.services.includes(s.name));
   const scheme = tls.on ? 'https' : 'http';
-  const deadline = Date.now() + env.START_TIMEOUT_SECONDS * 1000;
+  const deadline = Date.now() + plan.timeoutMs;
   const children: Child[] = [];
   let stopping = false;
 
@@ -211,18 +90,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
   process.on('SIGHUP', () => void shutdown(0));
 
-  process.stdout.write(
-    `Secrets (${join(dataDir, SECRETS_FILE_NAME)}):\n${describeSources(sources).join('\n')}\n`,
-  );
-  process.stdout.write(tls.on ? `TLS on:\n${tls.lines.join('\n')}\n` : 'TLS off: plain HTTP and MQTT\n');
-
   const taken = new Set<number>();
   const lines: string[] = [];
   const databaseUrls: Record<string, string> = {};
   const usesDatabase = selected.some((s) => s.name === 'controller' || s.name === 'notifier');
   if (usesDatabase && !process.env.DATABASE_URL) {
-    // Loaded only when used: a relay-node-only Pi never pays for the PostgreSQL client in the launcher.
-    const { DatabaseError, startEmbeddedDatabase } = await import('./embedded-db.js');
     const port = await choosePort(process.env.POSTGRES_PORT, 54320, '127.0.0.1', taken);
     try {
       const db = await startEmbeddedDatabase({
@@ -247,7 +119,7 @@ async function main(): Promise<void> {
       throw err;
     }
   }
-  let mqttUrl = env.MQTT_URL ?? joined?.mqtt_url;
+  let mqttUrl = plan.mqttUrl;
   const baseEnv: NodeJS.ProcessEnv = {
     // glibc otherwise raises its mmap threshold after the first big free, so every scrypt login's
     // 16 MiB stays in the heap of the thread that ran it (≈70 MB kept by the broker after a few logins).
@@ -255,18 +127,16 @@ async function main(): Promise<void> {
     ...process.env,
     ...tls.env,
     DATA_DIR: dataDir,
-    MQTT_TOPIC_PREFIX: process.env.MQTT_TOPIC_PREFIX
-      ? env.MQTT_TOPIC_PREFIX
-      : (joined?.prefix ?? env.MQTT_TOPIC_PREFIX),
-    ...(joined && !process.env.RELAYNODE_ID ? { RELAYNODE_ID: joined.site } : {}),
+    MQTT_TOPIC_PREFIX: plan.prefix,
+    ...(plan.relayNodeId ? { RELAYNODE_ID: plan.relayNodeId } : {}),
     [SUPERVISED_ENV]: '1',
   };
 
   if (!mqttUrl) {
-    const tcp = await choosePort(env.MQTT_PORT, 1883, env.HOST, taken);
-    const ws = await choosePort(env.MQTT_WS_PORT, 9001, env.HOST, taken);
-    const secure = tls.on ? await choosePort(process.env.MQTT_TLS_PORT, 8883, env.HOST, taken) : null;
-    const wss = tls.on ? await choosePort(process.env.MQTT_WSS_PORT, 8884, env.HOST, taken) : null;
+    const tcp = await choosePort(plan.mqttPort, 1883, plan.host, taken);
+    const ws = await choosePort(plan.mqttWsPort, 9001, plan.host, taken);
+    const secure = tls.on ? await choosePort(process.env.MQTT_TLS_PORT, 8883, plan.host, taken) : null;
+    const wss = tls.on ? await choosePort(process.env.MQTT_WSS_PORT, 8884, plan.host, taken) : null;
     for (const [what, p, dflt] of [
       ['MQTT_PORT', tcp, 1883],
       ['MQTT_WS_PORT', ws, 9001],
@@ -281,7 +151,7 @@ async function main(): Promise<void> {
         MQTT_PORT: String(tcp.port),
         MQTT_WS_PORT: String(ws.port),
         ...(secure && wss ? { MQTT_TLS_PORT: String(secure.port), MQTT_WSS_PORT: String(wss.port) } : {}),
-        MQTT_HOST: env.HOST,
+        MQTT_HOST: plan.host,
       },
       root,
     );
@@ -296,7 +166,7 @@ async function main(): Promise<void> {
     writeRunFile(dataDir, {
       pid: process.pid,
       broker: {
-        host: env.HOST,
+        host: plan.host,
         port: tcp.port,
         ws_port: ws.port,
         ...(secure ? { tls_port: secure.port } : {}),
@@ -309,21 +179,20 @@ async function main(): Promise<void> {
     );
   } else {
     writeRunFile(dataDir, { pid: process.pid });
-    const what = joined ? `site "${joined.site}"` : 'external';
+    const what = plan.joinedSite ? `site "${plan.joinedSite}"` : 'external';
     lines.push(`  ${'MQTT broker'.padEnd(12)} ${mqttUrl.replace(/\/\/[^@/]*@/, '//')} (${what})`);
   }
 
   const ports: Record<string, number> = {};
   for (const s of selected) {
-    ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, env.HOST, taken)).port;
+    ports[s.name] = (await choosePort(process.env[s.portEnv], s.defaultPort, plan.host, taken)).port;
   }
-  const ctx: LaunchContext = { secrets, adminUsername, ports, host: env.HOST, databaseUrls, tls: tls.on };
+  const ctx: LaunchContext = { secrets, adminUsername, ports, host: plan.host, databaseUrls, tls: tls.on };
   // Each service logs in with its own generated account, on the embedded broker and on an external one
   // set up from infra/ (make-passwd.sh reads the same secrets); credentials in MQTT_URL or an explicit
   // MQTT_USERNAME win.
-  const externalCreds = env.MQTT_URL && (/\/\/[^/@]+@/.test(env.MQTT_URL) || process.env.MQTT_USERNAME);
   const mqttCreds = (user: string) =>
-    externalCreds ? {} : { MQTT_USERNAME: user, MQTT_PASSWORD: secrets.mqtt[user] ?? '' };
+    plan.externalCredentials ? {} : { MQTT_USERNAME: user, MQTT_PASSWORD: secrets.mqtt[user] ?? '' };
 
   // Every service starts at once and waits for the broker or PostgreSQL on its own: on a Pi most of a
   // service's start is loading its code, and loading them side by side takes the stack from the sum of
@@ -339,7 +208,7 @@ async function main(): Promise<void> {
         ...mqttCreds(s.mqttUser),
         MQTT_URL: mqttUrl,
         PORT: String(port),
-        HOST: env.HOST,
+        HOST: plan.host,
         [s.portEnv]: String(port),
       },
       root,
@@ -366,13 +235,7 @@ async function main(): Promise<void> {
     await shutdown(1);
   }
   for (const { s, port } of started) {
-    const hint =
-      s.name === 'controller'
-        ? `  login: ${adminUsername} / ${passwordHint(sources.ADMIN_PASSWORD, createdAdminPassword ? secrets.ADMIN_PASSWORD : null, dataDir)}`
-        : s.name === 'simulator'
-          ? `  login: ${ctx.secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, sources.simulator_login === 'generated' ? (secrets.SIMULATOR_PASSWORD ?? null) : null, dataDir)}`
-          : '';
-    lines.push(`  ${s.name.padEnd(12)} ${scheme}://${loopback}:${port}${hint}`);
+    lines.push(`  ${s.name.padEnd(12)} ${scheme}://${loopback}:${port}${plan.loginHints[s.name] ?? ''}`);
   }
 
   for (const child of children) {
@@ -388,14 +251,6 @@ async function main(): Promise<void> {
   process.stdout.write(`\nOutpost is ready:\n${lines.join('\n')}\n`);
   process.stdout.write('Press Ctrl-C to stop.\n');
   if (!existsSync(join(dataDir, SECRETS_FILE_NAME))) fail('secrets file vanished');
-}
-
-/** The first generated admin password is the one value ever printed; otherwise where to find it. */
-function passwordHint(source: string, generated: string | null, dataDir: string): string {
-  if (generated) return `${generated}  (generated; kept in ${join(dataDir, SECRETS_FILE_NAME)})`;
-  return source === 'environment'
-    ? '(the password you set)'
-    : `(password in ${join(dataDir, SECRETS_FILE_NAME)})`;
 }
 
 main().catch((err: unknown) => fail((err as Error).stack ?? String(err)));
