@@ -381,10 +381,14 @@ export type ControllerEvent = z.infer<typeof ControllerEvent>;
 
 export const SystemNotificationEventParam = NotificationEvent;
 
-/** Retained `controller/<id>/stats`: what Home Assistant's runtime, run-hours and fuel sensors read. */
+/**
+ * Retained `controller/<id>/stats`: what Home Assistant's runtime, run-hours, fuel and engine-hour
+ * sensors read.
+ */
 export const ControllerStats = z.object({
   runtime_seconds: z.number().int().nonnegative(),
   total_run_hours: z.number().nonnegative(),
   fuel_used_gallons: z.number().nonnegative(),
+  engine_hours: z.number().nonnegative().optional(),
 });
 export type ControllerStats = z.infer<typeof ControllerStats>;

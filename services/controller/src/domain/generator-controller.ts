@@ -179,7 +179,7 @@ export class GeneratorController {
       running_feedback: feedback,
       external_run_active: external,
       health_alarm: core.state.health_alarm,
-      engine_hours: Math.round(this.hourMeter.hours * 1000) / 1000,
+      engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
     });
     return this.lastView;
   }
@@ -270,7 +270,7 @@ export class GeneratorController {
       run_confirmed_at: confirmed === null ? null : Math.floor(confirmed / 1000),
       external_run_active: this.feedback.externalRunActive,
       alarm: core.state.health_alarm,
-      engine_hours: Math.round(this.hourMeter.hours * 1000) / 1000,
+      engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
     };
   }
 

@@ -1,5 +1,6 @@
 import { GENERATOR_STATES, generator, HOA_POSITIONS } from '@outpost/contracts';
 import { commandEntities, onOff } from './command-entities.js';
+import { healthEntities } from './health-entities.js';
 
 /**
  * Home Assistant device-based MQTT discovery for one controller: one retained config on
@@ -190,6 +191,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
     },
     ...offered.override,
     ...offered.clearLockout,
+    ...healthEntities({ uid, stateTopic: t.state, statsTopic: t.stats }),
   };
   return {
     dev: {

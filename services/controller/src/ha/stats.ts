@@ -11,6 +11,7 @@ export interface ControllerStats {
   runtime_seconds: number;
   total_run_hours: number;
   fuel_used_gallons: number;
+  engine_hours: number;
 }
 
 async function completedRuns(svc: ControllerService): Promise<Completed> {
@@ -28,10 +29,14 @@ function withCurrentRun(svc: ControllerService, done: Completed): ControllerStat
     runtime_seconds: current,
     total_run_hours: Math.round(((done.seconds + current) / 3600) * 1000) / 1000,
     fuel_used_gallons: Math.round(gallons * 1000) / 1000,
+    engine_hours: Math.round(ctl.engineHours * 1000) / 1000,
   };
 }
 
-/** Runtime of the current run, all-time run hours and fuel since the last reset, current run included. */
+/**
+ * Runtime of the current run, all-time run hours and fuel since the last reset, current run included,
+ * and the engine-hour meter.
+ */
 export async function controllerStats(svc: ControllerService): Promise<ControllerStats> {
   return withCurrentRun(svc, await completedRuns(svc));
 }
@@ -81,7 +86,8 @@ export class StatsPublisher {
       this.kick();
     });
     this.timer = this.o.clock.setInterval(() => {
-      if (this.totals.behind || this.o.svc.controller.view().running) this.kick();
+      const view = this.o.svc.controller.view();
+      if (this.totals.behind || view.running || view.external_run_active) this.kick();
     }, this.o.periodMs ?? 30_000);
     this.kick();
   }

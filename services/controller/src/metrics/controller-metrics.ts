@@ -1,3 +1,4 @@
+import { health } from '@outpost/contracts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { controllerStats } from '../ha/stats.js';
@@ -60,6 +61,30 @@ export function createControllerMetrics() {
         'Emergency power off engaged on the relay node',
         () => view().slave_physical_safety_engaged,
       );
+      // A gauge, not a counter: the meter is set to match the generator's own and may go down then.
+      new Gauge({
+        name: 'controller_engine_hours',
+        help: 'Engine-hour meter (running feedback, or relay-ON time without it)',
+        registers,
+        collect() {
+          this.set(Math.round(svc.controller.engineHours * 1000) / 1000);
+        },
+      });
+      flag(
+        'controller_running_feedback',
+        'Running feedback says the generator runs',
+        () => view().running_feedback ?? false,
+      );
+      new Gauge({
+        name: 'controller_health_alarm',
+        help: 'The standing generator health alarm (1 for the alarm in force, 0 for the others)',
+        labelNames: ['alarm'] as const,
+        registers,
+        collect() {
+          const standing = view().health_alarm ?? null;
+          for (const alarm of health.HEALTH_ALARMS) this.set({ alarm }, standing === alarm ? 1 : 0);
+        },
+      });
       // A timestamp, not an age: time() - it gives the age at query time, never a stale one.
       new Gauge({
         name: 'controller_heartbeat_last_sent_timestamp_seconds',

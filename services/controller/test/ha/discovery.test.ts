@@ -79,6 +79,18 @@ describe('controller HA discovery payload', () => {
       input_warning: ['sensor', null, null],
       override_state: ['sensor', 'enum', null],
       override_force_stop: ['button', null, null],
+      engine_hours: ['sensor', 'duration', 'h'],
+      running_feedback: ['binary_sensor', 'running', null],
+      external_run: ['binary_sensor', 'running', null],
+      fail_to_start: ['binary_sensor', 'problem', null],
+      unexpected_stop: ['binary_sensor', 'problem', null],
+      exercise_failed: ['binary_sensor', 'problem', null],
+      maintenance_due: ['binary_sensor', 'problem', null],
+    });
+    expect(cmps.engine_hours).toMatchObject({
+      state_class: 'total_increasing',
+      state_topic: 'outpost/controller/main/stats',
+      value_template: '{{ value_json.engine_hours }}',
     });
     const ids = Object.values(shown(cmps)).map((c) => c.unique_id);
     expect(new Set(ids).size).toBe(ids.length);

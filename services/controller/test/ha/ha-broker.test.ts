@@ -245,7 +245,12 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     await waitFor(() => stats().length > 0, 5000);
     const usage = (await api.get('/api/generator/fuel-usage')).body as { total_gallons: number };
     const last = stats().at(-1) as Record<string, number>;
-    expect(Object.keys(last).sort()).toEqual(['fuel_used_gallons', 'runtime_seconds', 'total_run_hours']);
+    expect(Object.keys(last).sort()).toEqual([
+      'engine_hours',
+      'fuel_used_gallons',
+      'runtime_seconds',
+      'total_run_hours',
+    ]);
     expect(last.runtime_seconds).toBe(0);
     expect(last.fuel_used_gallons).toBeCloseTo(usage.total_gallons, 3);
   });

@@ -1,0 +1,61 @@
+import { onOff } from './command-entities.js';
+
+type Cmps = Record<string, Record<string, unknown>>;
+
+/**
+ * Generator health in Home Assistant: the engine-hour meter (a total_increasing sensor HA's energy
+ * and statistics pages accept), the running feedback, and one problem sensor per alarm so an
+ * automation can trigger on exactly the alarm it cares about.
+ */
+export function healthEntities(o: { uid: string; stateTopic: string; statsTopic: string }): Cmps {
+  const fromState = { state_topic: o.stateTopic };
+  const alarm = (key: string, name: string, value: string) => ({
+    p: 'binary_sensor',
+    name,
+    unique_id: `${o.uid}_${key}`,
+    device_class: 'problem',
+    ...fromState,
+    value_template: `{{ 'ON' if value_json.health_alarm == '${value}' else 'OFF' }}`,
+  });
+  return {
+    engine_hours: {
+      p: 'sensor',
+      name: 'Engine hours',
+      unique_id: `${o.uid}_engine_hours`,
+      device_class: 'duration',
+      unit_of_measurement: 'h',
+      state_class: 'total_increasing',
+      suggested_display_precision: 1,
+      // The stats topic is republished while the engine runs; the state topic only on changes.
+      state_topic: o.statsTopic,
+      value_template: '{{ value_json.engine_hours }}',
+    },
+    running_feedback: {
+      p: 'binary_sensor',
+      name: 'Running feedback',
+      unique_id: `${o.uid}_running_feedback`,
+      device_class: 'running',
+      ...fromState,
+      value_template: onOff('running_feedback'),
+    },
+    external_run: {
+      p: 'binary_sensor',
+      name: 'Running without a command',
+      unique_id: `${o.uid}_external_run`,
+      device_class: 'running',
+      ...fromState,
+      value_template: onOff('external_run_active'),
+    },
+    fail_to_start: alarm('fail_to_start', 'Fail to start', 'fail_to_start'),
+    unexpected_stop: alarm('unexpected_stop', 'Unexpected stop', 'unexpected_stop'),
+    exercise_failed: alarm('exercise_failed', 'Exercise failed', 'exercise_failed'),
+    maintenance_due: {
+      p: 'binary_sensor',
+      name: 'Service due',
+      unique_id: `${o.uid}_maintenance_due`,
+      device_class: 'problem',
+      ...fromState,
+      value_template: onOff('maintenance_due'),
+    },
+  };
+}
