@@ -6,9 +6,11 @@ import type { Database } from './db/connection.js';
 import { SqlControllerRepository } from './db/controller-repo.js';
 import { OutboxStore } from './db/outbox-store.js';
 import { RunsReadModel } from './db/runs-read-model.js';
+import { SqlMaintenanceStore } from './db/maintenance-store.js';
 import { SqlScheduleStore } from './db/schedule-store.js';
 import type { Clock } from './domain/clock.js';
 import { GeneratorController } from './domain/generator-controller.js';
+import { MaintenanceReminders } from './domain/maintenance-reminders.js';
 import { ScheduleRunner } from './domain/schedule-runner.js';
 import type { BootReport } from './domain/controller-core.js';
 import type { DomainLogger, RelayPort } from './domain/types.js';
@@ -16,6 +18,7 @@ import type { GpioInputPort } from './inputs/gpio-port.js';
 import { InputBridge } from './inputs/inputs.js';
 import type { MockGpio } from './inputs/mock-gpio.js';
 import { type EventSink, OutboxDispatcher } from './outbox/dispatcher.js';
+import { MaintenanceService } from './maintenance-service.js';
 import { PendingMarks } from './outbox/pending-marks.js';
 
 export interface ServiceConfig {
@@ -112,6 +115,21 @@ export async function createControllerService(opts: ServiceOptions) {
     logger,
     timezone: config.timezone,
   });
+  const maintenanceStore = new SqlMaintenanceStore(db);
+  const reminders = new MaintenanceReminders({
+    clock,
+    store: maintenanceStore,
+    controller,
+    logger,
+    timezone: config.timezone,
+  });
+  const maintenance = new MaintenanceService({
+    store: maintenanceStore,
+    reminders,
+    controller,
+    clock,
+    timezone: config.timezone,
+  });
   const inputs = new InputBridge(opts.gpio, controller, {
     hoaEnabled: config.hoaEnabled,
     logger,
@@ -124,6 +142,7 @@ export async function createControllerService(opts: ServiceOptions) {
   const boot: BootReport = await controller.boot();
   await inputs.start();
   await scheduler.reload();
+  await reminders.start();
   dispatcher.start();
 
   return {
@@ -140,6 +159,9 @@ export async function createControllerService(opts: ServiceOptions) {
     auth,
     schedules,
     scheduler,
+    /** Service reminders: items, due dates, done records. */
+    maintenance,
+    reminders,
     outbox: outboxStore,
     dispatcher,
     /** Why a webhook URL may not be reached (outbound policy), or null. */
@@ -154,6 +176,7 @@ export async function createControllerService(opts: ServiceOptions) {
     },
     async close() {
       scheduler.stop();
+      reminders.stop();
       inputs.stop();
       await dispatcher.flushMarks().catch(() => undefined);
       dispatcher.stop();

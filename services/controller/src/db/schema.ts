@@ -180,3 +180,36 @@ export const auditLog = controller.table(
   },
   (t) => [index('audit_log_at_idx').on(t.at)],
 );
+
+/** Service reminders: an interval in engine hours and/or calendar months, and the last time done. */
+export const maintenanceItems = controller.table('maintenance_items', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  interval_hours: doublePrecision('interval_hours'),
+  interval_months: integer('interval_months'),
+  lead_hours: doublePrecision('lead_hours'),
+  lead_days: integer('lead_days'),
+  last_done_at: ms('last_done_at').notNull(),
+  last_done_engine_ms: ms('last_done_engine_ms').notNull(),
+  /** This cycle's notices went out (reset when the item is done or its intervals change). */
+  upcoming_notified: boolean('upcoming_notified').notNull().default(false),
+  due_notified: boolean('due_notified').notNull().default(false),
+  created_at: ms('created_at').notNull(),
+  updated_at: ms('updated_at').notNull(),
+});
+
+/** Every time an item was done; kept when the item is deleted, with the name it had. */
+export const maintenanceHistory = controller.table(
+  'maintenance_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    item_id: integer('item_id').notNull(),
+    item_name: text('item_name').notNull(),
+    done_at: ms('done_at').notNull(),
+    engine_ms: ms('engine_ms').notNull(),
+    who: text('who').notNull(),
+    source: text('source').notNull(),
+    note: text('note'),
+  },
+  (t) => [index('maintenance_history_item_idx').on(t.item_id, t.done_at)],
+);

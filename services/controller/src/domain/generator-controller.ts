@@ -23,7 +23,7 @@ import { type RelayReport, RelayReports } from './modules/relay-reports.js';
 import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
-import type { Actor, PersistedState, Settings } from './types.js';
+import type { Actor, EventDraft, PersistedState, Settings } from './types.js';
 
 export type { RelayReport } from './modules/relay-reports.js';
 
@@ -44,6 +44,7 @@ export class GeneratorController {
   private readonly relay: RelayReports;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
+  private maintenanceDue = false;
 
   constructor(deps: ControllerDeps) {
     const core = new GeneratorCore(deps);
@@ -70,6 +71,7 @@ export class GeneratorController {
       relay: null,
       feedback: null,
       external: false,
+      maintenance: false,
       now: -1,
     };
   }
@@ -135,6 +137,7 @@ export class GeneratorController {
     relay: boolean | null;
     feedback: boolean | null;
     external: boolean;
+    maintenance: boolean;
     now: number;
   };
 
@@ -159,7 +162,8 @@ export class GeneratorController {
       at.bms === core.bmsActive &&
       at.relay === relayOn &&
       at.feedback === feedback &&
-      at.external === external
+      at.external === external &&
+      at.maintenance === this.maintenanceDue
     ) {
       return this.lastView;
     }
@@ -171,6 +175,7 @@ export class GeneratorController {
       relay: relayOn,
       feedback,
       external,
+      maintenance: this.maintenanceDue,
       now,
     };
     this.lastView = Object.freeze({
@@ -180,6 +185,7 @@ export class GeneratorController {
       external_run_active: external,
       health_alarm: core.state.health_alarm,
       engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
+      maintenance_due: this.maintenanceDue,
     });
     return this.lastView;
   }
@@ -280,6 +286,18 @@ export class GeneratorController {
 
   setEngineHours(hours: number, actor: Actor): Promise<number> {
     return this.hourMeter.set(hours, actor);
+  }
+
+  /** Events of the controller's other features (service reminders), written through the same outbox. */
+  recordEvents(label: string, events: EventDraft[]): Promise<void> {
+    return this.core.persist({ label, events: () => events });
+  }
+
+  /** Whether a maintenance item is due, for the state (Home Assistant's problem sensor). */
+  setMaintenanceDue(due: boolean): void {
+    if (due === this.maintenanceDue) return;
+    this.maintenanceDue = due;
+    this.core.deps.bus.stateChanged();
   }
 
   async updateHealthSettings(patch: Partial<Settings['health']>, actor: Actor): Promise<Settings['health']> {

@@ -14,6 +14,7 @@ import { declareBearer } from './openapi-security.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { healthRoutes } from './routes-health.js';
+import { maintenanceRoutes } from './routes-maintenance.js';
 import { overrideRoutes } from './routes-override.js';
 import { DEV_ENDPOINTS, relaynodeRoutes } from './routes-relaynode.js';
 import { relaynodeSystemRoutes } from './routes-relaynode-system.js';
@@ -123,6 +124,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   mount(scheduleRoutes(svc));
   mount(webhookRoutes(svc));
   mount(healthRoutes(svc));
+  mount(maintenanceRoutes(svc));
   const dev = opts.devMode === true && svc.mockGpio !== null;
   if (dev && svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
