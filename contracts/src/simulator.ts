@@ -349,3 +349,53 @@ export const FlightPlanStatus = z.object({
     .nullable(),
 });
 export type FlightPlanStatus = z.infer<typeof FlightPlanStatus>;
+
+/** Uploads larger than this answer 413. */
+export const REPLAY_MAX_BYTES = 10 * 1024 * 1024;
+
+const ReplaySpeed = z.coerce.number().min(1).max(16);
+const QueryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** POST /api/replay?format=&speed=&loop=&paused= with the file as the body. */
+export const ReplayUploadQuery = z
+  .object({
+    /** Unset: GPX when the file is XML with a <gpx> element, else an NMEA log. */
+    format: z.enum(['nmea', 'gpx']).optional(),
+    speed: ReplaySpeed.default(1),
+    loop: QueryBool.default(false),
+    paused: QueryBool.default(false),
+  })
+  .strict();
+
+/** POST /api/replay/control: any of these, applied at once. */
+export const ReplayControl = z
+  .object({
+    speed: z.number().min(1).max(16),
+    paused: z.boolean(),
+    loop: z.boolean(),
+    /** Seconds into the track. */
+    position_s: z.number().min(0),
+  })
+  .partial()
+  .strict();
+export type ReplayControl = z.infer<typeof ReplayControl>;
+
+/** GET /api/replay, and the answer of every replay call. */
+export const ReplayStatus = z.object({
+  loaded: z.boolean(),
+  format: z.enum(['nmea', 'gpx']).nullable(),
+  points: z.number().int(),
+  /** Lines (NMEA) or points (GPX) that did not read and were left out. */
+  skipped: z.number().int(),
+  problems: z.array(z.string()),
+  duration_s: z.number(),
+  position_s: z.number(),
+  speed: z.number(),
+  paused: z.boolean(),
+  loop: z.boolean(),
+  lap: z.number().int(),
+  finished: z.boolean(),
+  /** Time of the first point (null for a GPX without times). */
+  started_at: z.string().nullable(),
+});
+export type ReplayStatus = z.infer<typeof ReplayStatus>;

@@ -43,8 +43,11 @@ export interface AppOptions {
   healthDetail?: (c: Context) => boolean | Promise<boolean>;
   /** METRICS_TOKEN / METRICS_BASIC_AUTH; null or unset: /metrics is open. */
   metricsAuth?: MetricsAuth | null;
-  /** Largest request body in bytes; larger bodies get 413. */
-  bodyLimit?: number;
+  /**
+   * Largest request body in bytes; larger bodies get 413. A function gives a route its own limit
+   * (a file upload) while every other route keeps the small one.
+   */
+  bodyLimit?: number | ((c: Context) => number);
   metrics?: Metrics;
   /** Paths not logged per request (health probes, metrics scrapes). */
   quietPaths?: string[];
@@ -82,11 +85,13 @@ export function createApp(opts: AppOptions): OutpostApp {
   // timing, the request log, metrics and the security headers.
   const observe = metricsRecorder(metrics);
   const guard = opts.guard;
-  const maxSize = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const limitOption = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const maxSizeFor = (c: Context): number =>
+    typeof limitOption === 'function' ? limitOption(c) : limitOption;
   const tooLarge = (c: Context) =>
     // The rest of the body is never read: close the connection rather than leave it half-consumed
     // under the client's next request.
-    c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' });
+    c.json({ detail: `Request body larger than ${maxSizeFor(c)} bytes` }, 413, { Connection: 'close' });
   const bodyRead = new WeakSet<Context>();
   app.use('*', async (c, next) => {
     const start = performance.now();
@@ -96,7 +101,7 @@ export function createApp(opts: AppOptions): OutpostApp {
         c.res = refused;
         return;
       }
-      const body = await readNodeBody(c, maxSize);
+      const body = await readNodeBody(c, maxSizeFor(c));
       if (body === 'too_large') c.res = tooLarge(c);
       else if (body === 'aborted') c.res = c.json({ detail: 'Request body incomplete' }, 400);
       else {
@@ -121,8 +126,9 @@ export function createApp(opts: AppOptions): OutpostApp {
   });
   // Outside Node (app.request(), other runtimes) the body is read by Hono, bounded here. Only
   // methods that carry a body: asking a GET for its body would build a full web Request.
-  const limit = bodyLimit({ maxSize, onError: tooLarge });
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', (c, next) => (bodyRead.has(c) ? next() : limit(c, next)));
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', (c, next) =>
+    bodyRead.has(c) ? next() : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
+  );
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {

@@ -96,6 +96,18 @@ describe('createApp', () => {
     expect(await res.json()).toHaveProperty('detail');
   });
 
+  it('a bodyLimit function gives one route a larger limit and keeps the others small', async () => {
+    const app = makeApp({ bodyLimit: (c) => (c.req.path === '/api/upload' ? 8192 : 1024) });
+    app.post('/api/upload', async (c) => c.json({ bytes: (await c.req.text()).length }, 200));
+    const big = 'x'.repeat(4096);
+    const up = await app.request('/api/upload', { method: 'POST', body: big });
+    expect(await up.json()).toEqual({ bytes: 4096 });
+    const things = await post(app, JSON.stringify({ minutes: 1, pad: big }));
+    expect(things.status).toBe(413);
+    const tooBig = await app.request('/api/upload', { method: 'POST', body: 'x'.repeat(9000) });
+    expect(tooBig.status).toBe(413);
+  });
+
   it('maps HttpError to its status and detail', async () => {
     const res = await makeApp().request('/api/refuse');
     expect(res.status).toBe(409);

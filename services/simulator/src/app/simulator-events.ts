@@ -5,8 +5,9 @@ export interface PositionData extends EngineState {
   airport_icao: string | null;
   receiving: boolean | null;
   timestamp_ms: number;
-  /** While a flight plan exists: its progress, so a console follows it live. */
+  /** While a flight plan or a replay exists: its progress, so a console follows it live. */
   flight_plan?: simulator.FlightPlanStatus;
+  replay?: simulator.ReplayStatus;
 }
 
 /** What AUTO_START_* did at boot; shown in the status and /health so a stopped service says why. */

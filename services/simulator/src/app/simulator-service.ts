@@ -5,9 +5,8 @@ import { startTicker, type Ticker } from '@outpost/runtime/ticker';
 import { Engine, type EngineRates, type EngineState } from '../domain/engine.js';
 import { validateStart } from '../domain/start-validation.js';
 import { StartError } from '../io/start-error.js';
-import type { Flight } from '../domain/flight/flight.js';
 import { emitEpoch, emitNoFix } from './epoch.js';
-import { flightPlanView, newFlight } from './flight-plans.js';
+import { Autopilot } from './autopilot.js';
 import { engineRates, ratesView } from './rates.js';
 import { RECEIVER_STALE_MS, ReceiverFeed } from './receiver-feed.js';
 import { planRun, RunOutputs } from './run-outputs.js';
@@ -56,8 +55,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
   private readonly engine: Engine;
   private airportIcao: string | null = null;
   private run: RunOutputs | null = null;
-  /** The flight plan being flown (or arrived); it drives the position while the mode generates one. */
-  private flight: Flight | null = null;
+  /** A flight plan or a replayed track; it drives the position while the mode generates one. */
+  readonly autopilot: Autopilot;
   private ticker: Ticker | null = null;
   private starting = false;
   private banner: string | null = null;
@@ -78,6 +77,17 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.settings = defaultSettings(opts.defaults);
     this.engine = new Engine(opts.start, opts.rates, opts.clock.now());
     this.feed = new ReceiverFeed(this.engine, this.log);
+    this.autopilot = new Autopilot({
+      clock: opts.clock,
+      lookupAirport: opts.lookupAirport,
+      onTakeover: (state, icao) => {
+        this.engine.place(state);
+        this.airportIcao = icao;
+        // A route or track that starts at coordinates is as good a start position as an airport.
+        this.startPositionGiven = true;
+      },
+      onChange: () => this.changed(this.status()),
+    });
   }
 
   get running(): boolean {
@@ -118,7 +128,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
         ...this.feed.stats.snapshot(now, RECEIVER_STALE_MS),
       },
       outputs: this.run ? { plan, ...this.run.describe() } : null,
-      flight_plan: flightPlanView(this.flight, now),
+      flight_plan: this.autopilot.flightView(),
+      replay: this.autopilot.replayView(),
     };
   }
 
@@ -161,38 +172,15 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.changed({ auto_start: this.autoStartStatus() });
   }
 
-  /** PUT /api/flightplan: the aircraft moves to the first point and flies the route while running. */
-  setFlightPlan(req: simulator.FlightPlanRequest): simulator.FlightPlanStatus {
-    this.flight = newFlight(req, this.opts.lookupAirport, this.opts.clock.now());
-    this.airportIcao = this.flight.waypoints[0]!.icao;
-    // A route that starts at coordinates is as good a start position as an airport.
-    this.startPositionGiven = true;
-    this.engine.place(this.flight.state());
-    return this.flightPlanChanged();
-  }
-
-  flightPlan(): simulator.FlightPlanStatus {
-    return flightPlanView(this.flight, this.opts.clock.now());
-  }
-
-  /** DELETE /api/flightplan: the aircraft holds its altitude, speed and heading from here. */
-  clearFlightPlan(): simulator.FlightPlanStatus {
-    this.flight = null;
-    return this.flightPlanChanged();
-  }
-
-  private flightPlanChanged(): simulator.FlightPlanStatus {
-    const view = this.flightPlan();
-    this.changed({ ...this.status(), flight_plan: view });
-    return view;
-  }
-
   /** POST /api/position. Airport selection jumps there at the field elevation; other values ramp. */
   setPosition(update: simulator.PositionUpdate): Record<string, unknown> {
-    if (this.flight && !this.flight.arrived) {
-      throw new ServiceError(409, 'A flight plan is being flown; DELETE /api/flightplan first');
+    if (this.autopilot.busy) {
+      throw new ServiceError(
+        409,
+        'A flight plan or a replay is flying; DELETE /api/flightplan or /api/replay first',
+      );
     }
-    this.flight = null;
+    this.autopilot.release();
     let airport: Airport | undefined;
     if (update.airport_icao !== undefined) {
       airport = this.opts.lookupAirport(update.airport_icao);
@@ -275,7 +263,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     this.startedAt = now;
     this.wasReceiving = false;
     this.engine.resetTime(now);
-    this.flight?.resetTime(now);
+    this.autopilot.resetTime(now);
     this.ticker = startTicker(
       this.opts.clock,
       (t) => this.onTick(t),
@@ -336,7 +324,8 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     let receiving: boolean | null = null;
     let state: EngineState;
     if (plan.generates) {
-      state = this.flight ? this.engine.place(this.flight.tick(now)) : this.engine.tick(now);
+      const piloted = this.autopilot.tick(now);
+      state = piloted ? this.engine.place(piloted) : this.engine.tick(now);
     } else {
       // Between messages the last received fix is held, not dead-reckoned.
       state = this.engine.state();
@@ -351,13 +340,13 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     } else {
       emitNoFix(run, this.settings, now);
     }
-    const flight = this.flight ? { flight_plan: this.flightPlan() } : {};
+    const live = this.autopilot.live();
     this.emit('position', {
       ...state,
       airport_icao: this.airportIcao,
       receiving,
       timestamp_ms: now,
-      ...flight,
+      ...live,
     });
   }
 

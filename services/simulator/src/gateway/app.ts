@@ -16,6 +16,7 @@ import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
 import { flightPlanRoutes } from './routes-flightplan.js';
+import { bodyLimitFor, replayRoutes } from './routes-replay.js';
 import { WsHub } from './ws-hub.js';
 
 /** Where `vite build web` writes the console. */
@@ -93,6 +94,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     // The spec's open /health promises only `status`; the rest is for a signed-in session.
     healthDetail: (c) => opts.auth.bypassAuth || sessions.touch(sessionToken(c)) !== null,
     metricsAuth: opts.metricsAuth ?? null,
+    bodyLimit: bodyLimitFor,
     guard,
   });
   const hub = new WsHub(logger.child({ component: 'ws' }));
@@ -102,6 +104,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   controlRoutes(app, { service, listDevices: opts.listDevices });
   airportRoutes(app, opts.airports);
   flightPlanRoutes(app, service);
+  replayRoutes(app, service);
   mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
 
   app.get(

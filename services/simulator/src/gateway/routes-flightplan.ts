@@ -15,7 +15,7 @@ export function flightPlanRoutes(app: OpenAPIHono, service: SimulatorService): v
       tags: ['flight plan'],
       response: Status,
     },
-    (c) => c.json(service.flightPlan(), 200),
+    (c) => c.json(service.autopilot.flightView(), 200),
   );
 
   jsonRoute(
@@ -29,7 +29,7 @@ export function flightPlanRoutes(app: OpenAPIHono, service: SimulatorService): v
       body: simulator.FlightPlanRequest,
       response: Status,
     },
-    (c) => c.json(service.setFlightPlan(input(c, 'json')), 200),
+    (c) => c.json(service.autopilot.fly(input(c, 'json')), 200),
   );
 
   jsonRoute(
@@ -41,6 +41,6 @@ export function flightPlanRoutes(app: OpenAPIHono, service: SimulatorService): v
       tags: ['flight plan'],
       response: Status,
     },
-    (c) => c.json(service.clearFlightPlan(), 200),
+    (c) => c.json(service.autopilot.clearFlight(), 200),
   );
 }

@@ -278,6 +278,31 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await context.close();
   }, 20_000);
 
+  it('uploads a GPX track, shows its points and skips, pauses and unloads it', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    await login(page);
+    const pts = [0, 1, 2]
+      .map(
+        (i) =>
+          `<trkpt lat="${47.4 + i / 100}" lon="-122.3"><ele>50</ele><time>2026-05-03T09:00:${10 + i * 10}Z</time></trkpt>`,
+      )
+      .join('');
+    const file = `<?xml version="1.0"?><gpx><trk><trkseg>${pts}<trkpt lat="x" lon="1"/></trkseg></trk></gpx>`;
+    await page.locator('input[name=replay-file]').setInputFiles({
+      name: 'track.gpx',
+      mimeType: 'application/gpx+xml',
+      buffer: Buffer.from(file),
+    });
+    await expect
+      .poll(() => page.getByTestId('replay-state').textContent())
+      .toMatch(/GPX · 3 points · 1 skipped · 0 \/ 20 s/);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByTestId('replay-state').textContent()).toContain('paused');
+    await page.getByRole('button', { name: 'Unload' }).click();
+    await expect.poll(() => page.getByTestId('replay-state').count()).toBe(0);
+    await context.close();
+  }, 20_000);
+
   it('served the console compressed and cacheable, and the pages logged no errors', async () => {
     const index = await fetch(`${sim.url}/`, { headers: { 'accept-encoding': 'br' } });
     expect(index.headers.get('content-encoding')).toBe('br');

@@ -22,6 +22,7 @@ import {
   type Resolver,
   surfaceRuns,
 } from '@outpost/contracts/testing';
+import { simulator } from '@outpost/contracts';
 import { startTestSim, type TestSim } from '../helpers/sim.js';
 import { simulatorLimitTarget, simulatorTarget } from './fuzz-helpers.js';
 
@@ -60,8 +61,27 @@ describe('simulator REST API under fuzzed input', () => {
   });
 
   it('refuses oversized bodies with 413 and deep or huge JSON with a 4xx', { timeout: 300_000 }, async () => {
-    const checked = await checkLimits(ops, resolve, simulatorLimitTarget(sim));
-    expect(checked).toBeGreaterThan(ops.length);
+    // The track upload alone takes up to 10 MB; every other body keeps the small limit.
+    const upload = ops.filter((o) => o.key === 'POST /api/replay');
+    expect(upload.length).toBe(1);
+    const rest = ops.filter((o) => o.key !== 'POST /api/replay');
+    const checked = await checkLimits(rest, resolve, simulatorLimitTarget(sim));
+    expect(checked).toBeGreaterThan(rest.length);
+    const target = simulatorLimitTarget(sim);
+    const over = 'x'.repeat(simulator.REPLAY_MAX_BYTES + 1);
+    for (const declared of [true, false]) {
+      const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+      if (declared) headers['content-length'] = String(over.length);
+      const req = {
+        op: upload[0]!.key,
+        method: 'POST',
+        path: '/api/replay',
+        headers,
+        body: over,
+        kind: 'over 10 MB',
+      };
+      expect((await target.send(req)).status, `declared: ${declared}`).toBe(413);
+    }
     expect((await sim.api.get('/api/status')).status).toBe(200);
     expect(guard.refused).toEqual([]);
   });

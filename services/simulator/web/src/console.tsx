@@ -6,6 +6,7 @@ import { NetworkPanel } from './network-panel.js';
 import { NmeaLog } from './nmea-log.js';
 import { NmeaPanel } from './nmea-panel.js';
 import { PositionPanel } from './position-panel.js';
+import { ReplayPanel } from './replay-panel.js';
 import { RouteEditor } from './route-editor.js';
 import { SerialPanel } from './serial-panel.js';
 import { useSimulator } from './use-simulator.js';
@@ -77,6 +78,7 @@ export function Console({
           </Card>
           <PositionPanel status={status} post={store.post} />
           <RouteEditor status={status} store={store} />
+          <ReplayPanel status={status} store={store} />
           <NetworkPanel status={status} post={store.post} />
           <SerialPanel status={status} post={store.post} />
           <NmeaPanel status={status} post={store.post} />

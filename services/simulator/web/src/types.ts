@@ -34,6 +34,7 @@ export interface Status {
   started_at?: string | null;
   receiver?: Record<string, unknown>;
   flight_plan?: simulator.FlightPlanStatus;
+  replay?: simulator.ReplayStatus;
 }
 
 export interface Airport {

@@ -1,0 +1,16 @@
+import { parseGpx } from './gpx.js';
+import { parseNmeaLog } from './nmea-log.js';
+import type { Track } from './track.js';
+
+export { Player, MAX_SPEED, MIN_SPEED, type ReplayState } from './player.js';
+export { completeTrack, type ReplayPoint, type Track, type TrackPoint } from './track.js';
+export { parseGpx, parseNmeaLog };
+
+/** GPX when the text is XML with a `<gpx` element, else an NMEA log. */
+export function detectFormat(text: string): 'gpx' | 'nmea' {
+  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<gpx\b/i.test(text.slice(0, 4096)) ? 'gpx' : 'nmea';
+}
+
+export function parseTrack(text: string, format: 'gpx' | 'nmea' = detectFormat(text)): Track {
+  return format === 'gpx' ? parseGpx(text) : parseNmeaLog(text);
+}

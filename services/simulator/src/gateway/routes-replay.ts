@@ -1,0 +1,75 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { simulator } from '@outpost/contracts';
+import { DEFAULT_BODY_LIMIT } from '@outpost/runtime';
+import type { Context } from 'hono';
+import type { SimulatorService } from '../app/simulator-service.js';
+import { input, jsonRoute } from './openapi.js';
+
+const Status = simulator.ReplayStatus;
+const MAX_MB = simulator.REPLAY_MAX_BYTES / (1024 * 1024);
+
+/** The upload alone may be this large (see the app's bodyLimit); every other body stays small. */
+export function bodyLimitFor(c: Context): number {
+  return c.req.method === 'POST' && c.req.path === '/api/replay'
+    ? simulator.REPLAY_MAX_BYTES
+    : DEFAULT_BODY_LIMIT;
+}
+
+export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void {
+  const autopilot = service.autopilot;
+
+  jsonRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/replay',
+      summary: `Upload an NMEA log (GGA/RMC) or a GPX track as the request body (at most ${MAX_MB} MB) and play it back through every output; lines that do not read are skipped and counted`,
+      tags: ['replay'],
+      query: simulator.ReplayUploadQuery,
+      response: Status,
+      errors: { 413: `The file is larger than ${MAX_MB} MB` },
+    },
+    async (c) => {
+      const q = input<{ format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }>(c, 'query');
+      return c.json(autopilot.load(await c.req.text(), q), 200);
+    },
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/replay',
+      summary: 'The loaded track and where playback is',
+      tags: ['replay'],
+      response: Status,
+    },
+    (c) => c.json(autopilot.replayView(), 200),
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'post',
+      path: '/api/replay/control',
+      summary: 'Speed (1× to 16×), pause, loop, or a jump to a time in the track',
+      tags: ['replay'],
+      body: simulator.ReplayControl,
+      response: Status,
+      errors: { 404: 'No track loaded' },
+    },
+    (c) => c.json(autopilot.control(input(c, 'json')), 200),
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'delete',
+      path: '/api/replay',
+      summary: 'Unload the track; the aircraft holds its altitude, speed and heading',
+      tags: ['replay'],
+      response: Status,
+    },
+    (c) => c.json(autopilot.clearReplay(), 200),
+  );
+}
