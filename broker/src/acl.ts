@@ -102,6 +102,9 @@ function rulesFor(user: Principal, prefix: string, ha: string): Rules {
           p('controller/+/set'),
           // Its own command topic: the controller names the account from the last level.
           ...(TOPIC_SAFE.test(user.username) ? [p(`controller/+/set/${user.username}`)] : []),
+          // Whether the generator really runs, from an AC sense, a smart plug or an energy meter: a
+          // retained state, not a command, so it is not under set/.
+          p('controller/+/running_feedback'),
           `${ha}/status`,
         ],
         subscribe: null,

@@ -346,6 +346,24 @@ describe('automation commands name their account', () => {
   });
 });
 
+describe('running feedback from Home Assistant', () => {
+  it('automation keeps a retained running state the controller reads after it reconnects; viewers cannot set it', async () => {
+    const topic = `${PREFIX}/controller/main/running_feedback`;
+    const { failures } = await runMatrix(cellsFor('viewer', [topic], ['tcp']));
+    expect(failures).toEqual([]);
+    const ha = await as('automation');
+    await ha.publishAsync(topic, 'ON', { qos: 1, retain: true });
+    expect(ha.connected).toBe(true);
+    const ctl = await as('controller');
+    const retained = nextMessage(ctl, topic);
+    await ctl.subscribeAsync(topic, { qos: 1 });
+    const got = await retained;
+    expect([got.payload, got.retain]).toEqual(['ON', true]);
+    await ha.publishAsync(topic, '', { qos: 1, retain: true });
+    await Promise.all([ha.endAsync(), ctl.endAsync()]);
+  });
+});
+
 describe('persistent client ids belong to their account', () => {
   it('no other account can take the notifier’s client id, even while the notifier is away', async () => {
     const clientId = 'outpost-notifier-main';

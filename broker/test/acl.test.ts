@@ -43,6 +43,11 @@ describe('acl: publish', () => {
     expect(pub(ha, 'outpost/controller/main/set/someone-else')).toBe(false);
     expect(pub(ha, 'outpost/controller/main/set/automation', true)).toBe(false);
     expect(pub(ha, 'homeassistant/status', true)).toBe(true);
+    // The running feedback is a state: retained, so the controller reads it again after a restart.
+    expect(pub(ha, 'outpost/controller/main/running_feedback', true)).toBe(true);
+    expect(pub(ha, 'outpost/controller/main/running_feedback/x')).toBe(false);
+    expect(pub(as('viewer', '*'), 'outpost/controller/main/running_feedback')).toBe(false);
+    expect(pub(as('simulator', 's'), 'outpost/controller/main/running_feedback')).toBe(false);
     expect(pub(ha, 'outpost/controller/main/state')).toBe(false);
     expect(pub(ha, 'outpost/relaynode/a/desired')).toBe(false);
   });
