@@ -137,6 +137,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
           })
         : undefined,
       status: () => service.heartbeatStatus(),
+      allModes: config.HEARTBEAT_ALL_MODES,
       publish: async (hb) => {
         if (mqtt.connected) await mqtt.publish('simulatorHeartbeat', { id: config.SERVICE_ID }, hb);
       },

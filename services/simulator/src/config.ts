@@ -72,6 +72,8 @@ export const simulatorEnvSchema = z.object({
   /** TCP receiver connections one client address may hold at once (the whole receiver takes 32). */
   RECEIVER_TCP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(32).default(4),
   TZ: z.string().max(64).optional(),
+  /** The heartbeat is a rebroadcaster's by the spec; true sends it in every mode (an idle one included). */
+  HEARTBEAT_ALL_MODES: envBool(false),
   HA_DISCOVERY_ENABLED: envBool(true),
   HA_DISCOVERY_PREFIX: z
     .string()

@@ -93,4 +93,40 @@ describe.skipIf(!url)('MQTT telemetry on a real broker', () => {
       simulator_ip: '127.0.0.1',
     });
   });
+
+  it('HEARTBEAT_ALL_MODES=true: an idle stand-alone simulator beats too, stopped and without a position', async () => {
+    await sim?.close();
+    const seen: Array<{ topic: string; payload: string }> = [];
+    watcher!.on('message', (topic, payload) => seen.push({ topic, payload: payload.toString() }));
+    sim = await startTestSim({
+      MQTT_URL: url!,
+      MQTT_TOPIC_PREFIX: prefix,
+      SERVICE_ID: 'idle1',
+      HEARTBEAT_ALL_MODES: 'true',
+    });
+    await waitFor(() => sim!.bus!.connected);
+    await sim.api.ok('/api/config/modes', { standalone: true });
+    (sim.clock as ManualClock).advance(1000);
+    const topic = `${prefix}/simulator/idle1/heartbeat`;
+    const hb = await waitFor(
+      () =>
+        seen
+          .filter((x) => x.topic === topic)
+          .map((x) => simulator.SimulatorHeartbeat.parse(JSON.parse(x.payload)))[0],
+    );
+    expect(hb).toMatchObject({ mode: 'standalone', running: false, lat: null, lon: null });
+  });
+
+  it('without it an idle stand-alone simulator sends no heartbeat', async () => {
+    await sim?.close();
+    const seen: string[] = [];
+    watcher!.on('message', (topic) => seen.push(topic));
+    sim = await startTestSim({ MQTT_URL: url!, MQTT_TOPIC_PREFIX: prefix, SERVICE_ID: 'idle2' });
+    await waitFor(() => sim!.bus!.connected);
+    await sim.api.ok('/api/config/modes', { standalone: true });
+    (sim.clock as ManualClock).advance(3000);
+    await waitFor(() => seen.includes(`${prefix}/simulator/idle2/availability`));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).not.toContain(`${prefix}/simulator/idle2/heartbeat`);
+  });
 });
