@@ -102,6 +102,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       version: VERSION,
       outboundAllowedNetworks: env.OUTBOUND_ALLOWED_NETWORKS,
       startConfirmSeconds: env.START_CONFIRM_SECONDS,
+      disarmedReminderHours: env.DISARMED_REMINDER_HOURS,
       hourMeterWriteSeconds: env.HOUR_METER_WRITE_SECONDS,
       feedbackPinWired: env.RUNNING_FEEDBACK_GPIO_PIN !== undefined,
       feedbackDebounceMs: env.RUNNING_FEEDBACK_DEBOUNCE_MS,

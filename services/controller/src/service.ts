@@ -6,6 +6,7 @@ import type { Database } from './db/connection.js';
 import { SqlControllerRepository } from './db/controller-repo.js';
 import { OutboxStore } from './db/outbox-store.js';
 import { RunsReadModel } from './db/runs-read-model.js';
+import { ExerciseReportsReadModel } from './db/exercise-reports-read-model.js';
 import { SqlMaintenanceStore } from './db/maintenance-store.js';
 import { SqlScheduleStore } from './db/schedule-store.js';
 import type { Clock } from './domain/clock.js';
@@ -33,6 +34,8 @@ export interface ServiceConfig {
   version: string;
   /** OUTBOUND_ALLOWED_NETWORKS: the private and loopback ranges webhooks may reach. */
   outboundAllowedNetworks?: string | undefined;
+  /** DISARMED_REMINDER_HOURS (0 or unset: no reminders). */
+  disarmedReminderHours?: number;
   /** START_CONFIRM_SECONDS (default 60). */
   startConfirmSeconds?: number;
   /** HOUR_METER_WRITE_SECONDS (default 60): how often the engine-hour meter is written. */
@@ -101,6 +104,7 @@ export async function createControllerService(opts: ServiceOptions) {
       bootArmingPolicy: config.bootArmingPolicy,
       hoaBootDelaySeconds: config.hoaBootDelaySeconds,
       startConfirmSeconds: config.startConfirmSeconds,
+      disarmedReminderHours: config.disarmedReminderHours,
       aliveStampMs: (config.hourMeterWriteSeconds ?? 60) * 1000,
     },
   });
@@ -159,6 +163,8 @@ export async function createControllerService(opts: ServiceOptions) {
     auth,
     schedules,
     scheduler,
+    /** What each exercise run showed (GET /api/exercise/reports). */
+    exerciseReports: new ExerciseReportsReadModel(db),
     /** Service reminders: items, due dates, done records. */
     maintenance,
     reminders,

@@ -1,5 +1,5 @@
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { auditLog, controllerState, outbox, runs, settings } from './schema.js';
+import { auditLog, controllerState, exerciseReports, outbox, runs, settings } from './schema.js';
 
 /** One statement ready for the driver; the name makes it a prepared statement per connection. */
 export interface Statement {
@@ -19,6 +19,8 @@ export interface BatchRows {
   /** Run completions: the id and the columns to set. */
   closeRuns: { id: number; set: Row }[];
   audit: Row[];
+  /** An exercise run's report. */
+  exerciseReport?: Row;
   /** Outbox rows; the statement returns their ids as outbox_ids. */
   outbox: Row[];
   /** Earlier outbox rows to stamp published and fanned out: parallel arrays of ids and instants. */
@@ -57,6 +59,7 @@ const OUTBOX_REF = tableRef(outbox);
 // Ids from their sequences; publication stamps are set later by the dispatcher.
 const OUTBOX = shapeOf(outbox, (c) => ['event_id', 'event', 'data', 'created_at'].includes(c.name));
 const AUDIT = shapeOf(auditLog, (c) => c.name !== 'id');
+const EXERCISE_REPORT = shapeOf(exerciseReports, (c) => c.name !== 'id');
 
 /** Placeholders and values in statement order, mapped the way drizzle maps them. */
 class Params {
@@ -114,6 +117,7 @@ const shapeKey = (b: BatchRows) =>
     b.reserveRunId ? 'n' : '',
     b.unflushed ? 'u' : '',
     b.sentStamps ? 'm' : '',
+    b.exerciseReport ? 'x' : '',
   ].join('');
 
 const texts = new Map<string, string>();
@@ -131,6 +135,7 @@ export function batchStatement(b: BatchRows): Statement {
   for (const c of b.closeRuns) parts.push(closeRun(p, c));
   if (b.state) parts.push(upsert(STATE, p.row(STATE, b.state)));
   if (b.settings) parts.push(upsert(SETTINGS, p.row(SETTINGS, b.settings)));
+  if (b.exerciseReport) parts.push(insert(EXERCISE_REPORT, [p.row(EXERCISE_REPORT, b.exerciseReport)]));
   const outboxAt = parts.length;
   if (b.outbox.length > 0)
     parts.push(

@@ -144,6 +144,7 @@ export class SqlControllerRepository implements ControllerRepository {
         updated_at: now,
       },
       settings: batch.settings && settingsToRow(batch.settings),
+      ...(batch.exerciseReport ? { exerciseReport: { ...batch.exerciseReport } } : {}),
       newRun: newRun && { ...newRun, id: runId },
       closeRuns: (batch.closeRuns ?? [])
         .filter((c) => c.ref.id !== null)

@@ -213,3 +213,22 @@ export const maintenanceHistory = controller.table(
   },
   (t) => [index('maintenance_history_item_idx').on(t.item_id, t.done_at)],
 );
+
+/** One per exercise run: did the running feedback confirm it, how fast, did it run its full duration. */
+export const exerciseReports = controller.table(
+  'exercise_reports',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    run_id: integer('run_id'),
+    started_at: ms('started_at').notNull(),
+    /** null: no running feedback source, so nothing could confirm the start. */
+    confirmed: boolean('confirmed'),
+    confirm_seconds: integer('confirm_seconds'),
+    planned_seconds: integer('planned_seconds'),
+    ran_seconds: integer('ran_seconds').notNull(),
+    full_duration: boolean('full_duration').notNull(),
+    stop_reason: text('stop_reason').notNull(),
+    passed: boolean('passed').notNull(),
+  },
+  (t) => [index('exercise_reports_started_idx').on(t.started_at)],
+);

@@ -19,6 +19,8 @@ export interface ControllerConfig {
   dbWaitMs?: number;
   /** Period of the last-alive stamp that bounds an orphaned run; it also writes the hour meter. */
   aliveStampMs?: number;
+  /** DISARMED_REMINDER_HOURS: remind of disarmed automation or a left-on override (0 or unset: off). */
+  disarmedReminderHours?: number;
   /** START_CONFIRM_SECONDS: how long a start may go without running feedback (default 60). */
   startConfirmSeconds?: number;
 }

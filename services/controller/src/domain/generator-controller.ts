@@ -15,6 +15,8 @@ import { Arming } from './modules/arming.js';
 import { AutoStop } from './modules/auto-stop.js';
 import { BmsSignal } from './modules/bms-signal.js';
 import { Cooldown } from './modules/cooldown.js';
+import { ExerciseReports } from './modules/exercise-reports.js';
+import { ForgottenStates } from './modules/forgotten-states.js';
 import { HoaSelector } from './modules/hoa-selector.js';
 import { HourMeter } from './modules/hour-meter.js';
 import { Overrides } from './modules/overrides.js';
@@ -63,6 +65,8 @@ export class GeneratorController {
     this.relay = core.register(new RelayReports(core));
     this.feedback = core.register(new RunningFeedback(core));
     this.hourMeter = core.register(new HourMeter(core, this.feedback));
+    core.register(new ExerciseReports(core, this.feedback));
+    core.register(new ForgottenStates(core));
     this.lastViewAt = {
       state: core.state,
       phase: core.phase,

@@ -145,6 +145,19 @@ export interface RunClose {
   stop_note: string | null;
 }
 
+/** What an exercise run showed; written with the events that report it. */
+export interface ExerciseReportRow {
+  run_id: number | null;
+  started_at: number;
+  confirmed: boolean | null;
+  confirm_seconds: number | null;
+  planned_seconds: number | null;
+  ran_seconds: number;
+  full_duration: boolean;
+  stop_reason: string;
+  passed: boolean;
+}
+
 export interface EventDraft {
   event: string;
   data: Record<string, unknown>;
@@ -168,6 +181,7 @@ export interface CommitBatch {
   /** Built at commit time so they can carry the id of the run created in the same transaction. */
   events?: (runId: number | null) => EventDraft[];
   audit?: AuditDraft[];
+  exerciseReport?: ExerciseReportRow;
   /**
    * Commit without waiting for the disk flush: made durable by the next ordinary commit. Only for
    * a write another commit follows at once (the start's state row, then its run record), so the

@@ -1,4 +1,4 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { health } from '@outpost/contracts';
 import type { ControllerService } from '../service.js';
 import { actorOf, domain, errorResponses, router } from './context.js';
@@ -72,6 +72,18 @@ export function healthRoutes(svc: ControllerService) {
       await domain(() => ctl.setEngineHours(c.req.valid('json').hours, actorOf(c)));
       return c.json(ctl.healthStatus(), 200);
     },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/exercise/reports',
+      tags: ['exercise'],
+      summary: 'Each exercise run: confirmed by the running feedback, time to confirm, full duration, passed',
+      request: { query: health.ExerciseReportsQuery },
+      responses: { 200: json(z.array(health.ExerciseReport)), ...errorResponses([401, 422]) },
+    }),
+    async (c) => c.json(await svc.exerciseReports.list(c.req.valid('query').limit), 200),
   );
 
   return r;

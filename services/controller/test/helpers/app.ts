@@ -21,6 +21,7 @@ const TABLES = [
   'webhooks',
   'outbox',
   'audit_log',
+  'exercise_reports',
 ];
 
 /** Empties every controller table so each test starts from a fresh install on the shared database. */

@@ -1,4 +1,5 @@
 import { ManualClock } from '@outpost/runtime/clock';
+import type { ControllerConfig } from '../../src/domain/controller-types.js';
 import { GeneratorController } from '../../src/domain/generator-controller.js';
 import {
   type Actor,
@@ -69,6 +70,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   hoaBootDelaySeconds?: number;
   armed?: boolean;
+  /** Further core settings (confirm window, reminders). */
+  config?: Partial<ControllerConfig>;
 }
 
 export async function harness(opts: HarnessOptions = {}) {
@@ -97,6 +100,7 @@ export async function harness(opts: HarnessOptions = {}) {
       hoaBootDelaySeconds: opts.hoaBootDelaySeconds ?? 30,
       dbRetryMs: 5000,
       dbWaitMs: 1000,
+      ...opts.config,
     },
   });
   const boot = await controller.boot();

@@ -38,10 +38,8 @@ export class RunningFeedback implements ControllerModule {
       if (this.external.active) this.afterSection(() => this.external.end('taken over by a commanded start'));
     });
     events.on('rearm', () => this.confirmTimer.at(this.confirmDeadlineAt()));
-    events.on('runClosed', () => {
-      this.confirmTimer.cancel();
-      this.confirmedAt = null;
-    });
+    // confirmedAt stays until the next start: the exercise report of the run just closed reads it.
+    events.on('runClosed', () => this.confirmTimer.cancel());
   }
 
   stop(): void {
@@ -60,6 +58,11 @@ export class RunningFeedback implements ControllerModule {
 
   get runConfirmedAt(): number | null {
     return this.core.state.generator_running ? this.confirmedAt : null;
+  }
+
+  /** When the feedback confirmed the newest commanded run, running or just closed. */
+  get lastConfirmedAt(): number | null {
+    return this.confirmedAt;
   }
 
   get externalRunActive(): boolean {
@@ -125,9 +128,7 @@ export class RunningFeedback implements ControllerModule {
   private async fell(): Promise<void> {
     const core = this.core;
     if (this.external.active) return this.external.end('stopped at the generator (running feedback fell)');
-    if (!core.state.generator_running || this.confirmedAt === null) return;
-    this.confirmedAt = null;
-    if (this.alarmed) return;
+    if (!core.state.generator_running || this.confirmedAt === null || this.alarmed) return;
     this.alarmed = true;
     const runId = core.state.current_run_id;
     const details = 'running feedback fell while the run was commanded';

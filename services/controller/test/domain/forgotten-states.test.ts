@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { harness, USER } from '../helpers/harness.js';
+
+const HOUR = 3_600_000;
+const count = (events: string[], name: string) => events.filter((e) => e === name).length;
+
+describe('reminders for forgotten states', () => {
+  it('automation disarmed for DISARMED_REMINDER_HOURS notifies, then once a day; arming ends it', async () => {
+    const h = await harness({ armed: true, config: { disarmedReminderHours: 24 } });
+    await h.controller.disarm(USER);
+    await h.advance(23 * HOUR);
+    expect(h.repo.events()).not.toContain('disarmed_reminder');
+    await h.advance(1 * HOUR);
+    expect(count(h.repo.events(), 'disarmed_reminder')).toBe(1);
+    expect(count(h.repo.events(), 'generator.reminder.disarmed')).toBe(1);
+    expect(h.repo.outbox.find((e) => e.event === 'disarmed_reminder')?.data).toMatchObject({ hours: 24 });
+    await h.advance(23 * HOUR);
+    expect(count(h.repo.events(), 'disarmed_reminder')).toBe(1);
+    await h.advance(1 * HOUR);
+    expect(count(h.repo.events(), 'disarmed_reminder')).toBe(2);
+    await h.controller.arm(USER);
+    await h.advance(72 * HOUR);
+    expect(count(h.repo.events(), 'disarmed_reminder')).toBe(2);
+  });
+
+  it('an override left on is reminded the same way', async () => {
+    const h = await harness({ armed: true, config: { disarmedReminderHours: 2 } });
+    await h.controller.enableOverride('force_stop', USER);
+    await h.advance(2 * HOUR);
+    expect(count(h.repo.events(), 'override_reminder')).toBe(1);
+    await h.advance(24 * HOUR);
+    expect(count(h.repo.events(), 'override_reminder')).toBe(2);
+    await h.controller.disableOverride(USER);
+    await h.advance(48 * HOUR);
+    expect(count(h.repo.events(), 'override_reminder')).toBe(2);
+  });
+
+  it('DISARMED_REMINDER_HOURS=0 turns them off', async () => {
+    const h = await harness({ config: { disarmedReminderHours: 0 } });
+    await h.controller.enableOverride('force_stop', USER);
+    await h.advance(100 * HOUR);
+    expect(h.repo.events().filter((e) => e.endsWith('_reminder'))).toEqual([]);
+  });
+});
