@@ -4,14 +4,15 @@ import { OperatingMode } from './enums.js';
 
 /**
  * What the dashboard knows of one simulator, in a word or two: `offline` (process down or never seen),
- * `no heartbeat (not rebroadcasting)` (process up, no heartbeat or position: only a rebroadcaster sends
- * heartbeats, so an idle simulator in any other mode looks like this), `stopped` (emulator not running), `no input` (a
+ * `online, idle` (process up by its availability, no heartbeat or position: only a
+ * rebroadcaster sends heartbeats unless HEARTBEAT_ALL_MODES is set, so an idle simulator in any other mode
+ * looks like this), `stopped` (emulator not running), `no input` (a
  * receiver or rebroadcaster that has had no input yet), `feed lost` (its input stopped more than 5 s
  * ago), `online`.
  */
 export const FleetSimulatorStatus = z.enum([
   'offline',
-  'no heartbeat (not rebroadcasting)',
+  'online, idle',
   'stopped',
   'no input',
   'feed lost',

@@ -111,7 +111,7 @@ describe('fleet online rule', () => {
     const at = (ms: number) => f.get('alpha', T0 + ms)!;
     expect(at(0)).toMatchObject({ status: 'offline', receiving_input: null });
     f.availability('alpha', true);
-    expect(at(0)).toMatchObject({ status: 'no heartbeat (not rebroadcasting)', available: true });
+    expect(at(0)).toMatchObject({ status: 'online, idle', available: true });
     f.heartbeat('alpha', hb({ running: false, lat: null, lon: null, last_input_age_seconds: null }), T0);
     expect(at(100)).toMatchObject({ status: 'stopped' });
     f.heartbeat('alpha', hb({ lat: null, lon: null, last_input_age_seconds: null }), T0 + 1000);
@@ -130,7 +130,7 @@ describe('fleet online rule', () => {
     f.heartbeat('alpha', hb({ last_input_age_seconds: 9 }), T0 + 8000);
     expect(at(8100)).toMatchObject({ status: 'feed lost', receiving_input: false });
     // Heartbeats stop too: the process is up (no last will) but silent.
-    expect(at(20_000)).toMatchObject({ status: 'no heartbeat (not rebroadcasting)', online: false });
+    expect(at(20_000)).toMatchObject({ status: 'online, idle', online: false });
     f.availability('alpha', false);
     expect(at(20_000)).toMatchObject({ status: 'offline' });
   });
@@ -144,7 +144,7 @@ describe('fleet online rule', () => {
       receiving_input: null,
       simulator_ip: null,
     });
-    expect(f.get('alpha', T0 + 5000)).toMatchObject({ status: 'no heartbeat (not rebroadcasting)' });
+    expect(f.get('alpha', T0 + 5000)).toMatchObject({ status: 'online, idle' });
   });
 
   it('simulators that are not configured are shown after the configured ones, up to the bound', () => {

@@ -201,7 +201,7 @@ describe('fleet dashboard with real processes', () => {
     ws.close();
   }, 20_000);
 
-  it('an idle simulator that is not rebroadcasting shows "no heartbeat (not rebroadcasting)", not offline', async () => {
+  it('an idle simulator that is not rebroadcasting shows "online, idle" from its availability, not offline', async () => {
     // The stack's default simulator: connected to the bus, never started, so it sends no heartbeat.
     run(SIMULATOR_MAIN, {
       MQTT_URL: broker.url,
@@ -218,7 +218,7 @@ describe('fleet dashboard with real processes', () => {
       idle = body.simulators.find(isSim('sim-idle'));
     }
     expect(idle).toMatchObject({
-      status: 'no heartbeat (not rebroadcasting)',
+      status: 'online, idle',
       available: true,
       online: false,
       last_heartbeat_age_seconds: null,
@@ -226,7 +226,7 @@ describe('fleet dashboard with real processes', () => {
     // The same word on the live stream.
     const { ws, next } = await openWs(`${dashboardUrl.replace('http', 'ws')}/ws`);
     const live = FleetState.parse(await next()).simulators.find(isSim('sim-idle'));
-    expect(live?.status).toBe('no heartbeat (not rebroadcasting)');
+    expect(live?.status).toBe('online, idle');
     ws.close();
   }, 25_000);
 

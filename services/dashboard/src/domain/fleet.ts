@@ -175,7 +175,7 @@ export class FleetTracker {
       return { status: 'online', receivingInput: null };
     // Up but silent: only a rebroadcaster sends heartbeats, so this is not a dead process.
     return {
-      status: e.available === true ? 'no heartbeat (not rebroadcasting)' : 'offline',
+      status: e.available === true ? 'online, idle' : 'offline',
       receivingInput: null,
     };
   }

@@ -15,7 +15,7 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
           class={
             word === 'online'
               ? 'good'
-              : word === 'no heartbeat (not rebroadcasting)' || word === 'stopped'
+              : word === 'online, idle' || word === 'stopped'
                 ? 'muted'
                 : 'bad'
           }
