@@ -399,3 +399,13 @@ export const ReplayStatus = z.object({
   started_at: z.string().nullable(),
 });
 export type ReplayStatus = z.infer<typeof ReplayStatus>;
+
+/** GET /api/airports/near: the airports around a point, nearest first (for the console's map). */
+export const AirportNearQuery = z
+  .object({
+    lat: z.coerce.number().min(-90).max(90),
+    lon: z.coerce.number().min(-180).max(180),
+    radius_nm: z.coerce.number().min(1).max(500).default(50),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();

@@ -1,9 +1,17 @@
 export { ApiError, type ApiOptions, apiFetch, errorText } from './api.js';
 export { AppShell, Banner, Card, ConnBadge, Flag } from './components/common.js';
 export { LoginForm, type LoginFormProps } from './components/login-form.js';
-export { GeoMap, type GeoMapProps, type MapPoint } from './components/geo-map.js';
+export { GeoMap, type GeoMapProps, type MapLine, type MapPoint } from './components/geo-map.js';
+export { type Basemap, landPath, loadBasemap } from './basemap/index.js';
 export { type Column, SortTable, type SortState, sortRows } from './components/sort-table.js';
 export { formatAge, formatDuration, formatNumber } from './format.js';
 export { fitZoom, formatLat, formatLon, gridLines, gridStep, project, unproject } from './geo.js';
 export { useDebounced, useLive, useOnline, useTick } from './hooks.js';
-export { connectLive, type LiveConnection, type LiveMessage, type LiveOptions, type LiveState, wsUrl } from './live.js';
+export {
+  connectLive,
+  type LiveConnection,
+  type LiveMessage,
+  type LiveOptions,
+  type LiveState,
+  wsUrl,
+} from './live.js';

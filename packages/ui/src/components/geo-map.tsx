@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Basemap, landPath, loadBasemap } from '../basemap/index.js';
 import { useOnline } from '../hooks.js';
 import { fitZoom, formatLat, formatLon, gridLines, gridStep, project, unproject } from '../geo.js';
 
@@ -10,8 +12,18 @@ export interface MapPoint {
   ok?: boolean;
 }
 
+/** A polyline: a planned route (dashed) or the track flown. */
+export interface MapLine {
+  id: string;
+  kind: 'route' | 'track';
+  points: ReadonlyArray<{ lat: number; lon: number }>;
+}
+
 export interface GeoMapProps {
   points: readonly MapPoint[];
+  lines?: readonly MapLine[];
+  /** Background places (airports near the view): small, unlabelled beyond their name, not fitted. */
+  places?: readonly MapPoint[];
   /** `{z}/{x}/{y}` template of a tile server; tiles are drawn only when set and the browser is online. */
   tileUrl?: string | null;
   /** Zoom for a single point. */
@@ -22,19 +34,32 @@ export interface GeoMapProps {
 const W = 480;
 const H = 300;
 
+/** The basemap once loaded (null until then, or if it could not load: the grid still works). */
+function useBasemap(): Basemap | null {
+  const [map, setMap] = useState<Basemap | null>(null);
+  useEffect(() => {
+    let live = true;
+    loadBasemap()
+      .then((m) => live && setMap(m))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, []);
+  return map;
+}
+
 /**
- * Positions on a Web Mercator view: a plain degree grid with coordinates always (works with no network),
- * map tiles underneath only when a tile server is configured and the browser is online.
+ * Positions on a Web Mercator view over the offline land basemap, with a degree grid and coordinates
+ * (all of it works with no network); map tiles underneath only when a tile server is configured and
+ * the browser is online.
  */
-export function GeoMap({ points, tileUrl, zoom = 11, label = 'Map' }: GeoMapProps) {
+export function GeoMap({ points, lines = [], places = [], tileUrl, zoom = 11, label = 'Map' }: GeoMapProps) {
   const online = useOnline();
+  const basemap = useBasemap();
   const z = fitZoom(points, W, H, points.length > 1 ? Math.min(zoom, 12) : zoom);
   const center =
-    points.length === 0
-      ? { lat: 0, lon: 0 }
-      : points.length === 1
-        ? points[0]!
-        : midpoint(points, z);
+    points.length === 0 ? { lat: 0, lon: 0 } : points.length === 1 ? points[0]! : midpoint(points, z);
   const zz = points.length === 0 ? 1 : z;
   const c = project(center.lat, center.lon, zz);
   const x0 = c.x - W / 2;
@@ -45,11 +70,18 @@ export function GeoMap({ points, tileUrl, zoom = 11, label = 'Map' }: GeoMapProp
   const latStep = gridStep(topLeft.lat - bottomRight.lat, 3);
   const digits = Math.max(0, Math.min(4, Math.ceil(-Math.log10(Math.min(lonStep, latStep)))));
   const tiles = tileUrl && online ? tileImages(tileUrl, zz, x0, y0) : [];
+  const xy = (lat: number, lon: number): [number, number] => {
+    const q = project(lat, lon, zz);
+    return [q.x - x0, q.y - y0];
+  };
+  const view = { west: topLeft.lon, south: bottomRight.lat, east: bottomRight.lon, north: topLeft.lat };
+  const land = basemap ? landPath(basemap, view, xy) : '';
 
   return (
     <figure class="geo-map" aria-label={label}>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} preserveAspectRatio="xMidYMid slice">
         <rect class="geo-bg" x="0" y="0" width={W} height={H} />
+        {land ? <path class="geo-land" d={land} data-testid="map-land" /> : null}
         {tiles.map((t) => (
           <image key={t.key} href={t.href} x={t.x} y={t.y} width="256" height="256" />
         ))}
@@ -75,6 +107,35 @@ export function GeoMap({ points, tileUrl, zoom = 11, label = 'Map' }: GeoMapProp
             </g>
           );
         })}
+        {places.map((p) => {
+          const [x, y] = xy(p.lat, p.lon);
+          return (
+            <g key={`place-${p.id}`} class="geo-place">
+              <circle cx={x} cy={y} r="3" />
+              {p.label ? (
+                <text x={x + 5} y={y + 4}>
+                  {p.label}
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+        {lines.map((l) =>
+          l.points.length > 1 ? (
+            <polyline
+              key={l.id}
+              class={`geo-line geo-${l.kind}`}
+              data-testid={`map-${l.kind}`}
+              points={l.points
+                .map((p) =>
+                  xy(p.lat, p.lon)
+                    .map((v) => v.toFixed(1))
+                    .join(','),
+                )
+                .join(' ')}
+            />
+          ) : null,
+        )}
         {points.map((p) => {
           const q = project(p.lat, p.lon, zz);
           return (

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { simulator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { z } from 'zod';
+import { near } from '../airports/near.js';
 import { input, jsonRoute } from './openapi.js';
 
 type Airport = simulator.Airport;
@@ -60,5 +61,21 @@ export function airportRoutes(app: OpenAPIHono, deps: AirportDeps): void {
       response: simulator.AirportsResponse,
     },
     (c) => c.json({ airports: deps.list() }, 200),
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/airports/near',
+      summary: 'The airports within radius_nm of a point, nearest first',
+      tags,
+      query: simulator.AirportNearQuery,
+      response: simulator.AirportsResponse,
+    },
+    (c) => {
+      const q = input<{ lat: number; lon: number; radius_nm: number; limit: number }>(c, 'query');
+      return c.json({ airports: near(deps.list(), q.lat, q.lon, q.radius_nm, q.limit) }, 200);
+    },
   );
 }

@@ -303,6 +303,40 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await context.close();
   }, 20_000);
 
+  it('the map draws land, nearby airports, the route and the aircraft with no request beyond loopback', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await login(page);
+    const search = page.locator('input[name=route-airport-search]');
+    for (const [q, icao] of [
+      ['KSFO', /KSFO/],
+      ['KOAK', /KOAK/],
+    ] as const) {
+      await search.fill(q);
+      await page
+        .getByRole('list', { name: 'Route airports found' })
+        .getByRole('button', { name: icao })
+        .click();
+    }
+    await page.getByRole('button', { name: 'Fly this route' }).click();
+    const map = page.getByRole('figure', { name: 'Simulator position' });
+    await expect
+      .poll(async () => (await map.getByTestId('map-route').getAttribute('points')) ?? '')
+      .toMatch(/,.* /);
+    await expect
+      .poll(async () => ((await map.getByTestId('map-land').getAttribute('d')) ?? '').length)
+      .toBeGreaterThan(100);
+    await expect.poll(() => map.locator('.geo-place').count()).toBeGreaterThan(3);
+    expect(await map.locator('.geo-marker').count()).toBe(3);
+    await screenshot(page, 'simulator-map');
+    await page.getByRole('button', { name: 'Clear flight plan' }).click();
+    const origin = new URL(sim.url).origin;
+    const elsewhere = requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'));
+    expect(elsewhere).toEqual([]);
+    await context.close();
+  }, 20_000);
+
   it('served the console compressed and cacheable, and the pages logged no errors', async () => {
     const index = await fetch(`${sim.url}/`, { headers: { 'accept-encoding': 'br' } });
     expect(index.headers.get('content-encoding')).toBe('br');

@@ -1,4 +1,4 @@
-import { AppShell, Banner, Card, ConnBadge, GeoMap } from '@outpost/ui';
+import { AppShell, Banner, ConnBadge } from '@outpost/ui';
 import { AirportPicker } from './airport-picker.js';
 import { ControlPanel } from './control-panel.js';
 import { ModePanel } from './mode-panel.js';
@@ -9,16 +9,8 @@ import { PositionPanel } from './position-panel.js';
 import { ReplayPanel } from './replay-panel.js';
 import { RouteEditor } from './route-editor.js';
 import { SerialPanel } from './serial-panel.js';
+import { SimMap } from './sim-map.js';
 import { useSimulator } from './use-simulator.js';
-
-/** Map tiles are opt-in (no tile server is contacted unless an operator sets one in this browser). */
-const TILE_URL = (() => {
-  try {
-    return localStorage.getItem('outpost.tileUrl');
-  } catch {
-    return null;
-  }
-})();
 
 export function Console({
   username,
@@ -61,21 +53,7 @@ export function Console({
           <ControlPanel store={store} status={status} />
           <ModePanel status={status} post={store.post} />
           <AirportPicker status={status} airport={store.airport} post={store.post} />
-          <Card title="Map">
-            <GeoMap
-              label="Simulator position"
-              tileUrl={TILE_URL}
-              points={[
-                ...(status.flight_plan?.plan?.waypoints ?? []).map((w, i) => ({
-                  id: `wp-${i}`,
-                  lat: w.lat,
-                  lon: w.lon,
-                  label: w.name,
-                })),
-                { id: 'sim', lat: status.lat, lon: status.lon, label: status.airport_icao ?? undefined },
-              ]}
-            />
-          </Card>
+          <SimMap status={status} />
           <PositionPanel status={status} post={store.post} />
           <RouteEditor status={status} store={store} />
           <ReplayPanel status={status} store={store} />
