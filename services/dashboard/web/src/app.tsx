@@ -1,18 +1,11 @@
-import { AppShell, Banner, Card, ConnBadge, GeoMap, type SortState, SortTable, useTick } from '@outpost/ui';
+import { AppShell, Banner, Card, ConnBadge, type SortState, SortTable, useTick } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { SIM_COLUMNS, SITE_COLUMNS } from './columns.js';
+import { FleetMap } from './fleet-map.js';
 import type { FleetSimulator, FleetSite } from './types.js';
 import { STALE_MS, useFleet } from './use-fleet.js';
 
 type StatusFilter = 'all' | 'online' | 'offline';
-
-const TILE_URL = (() => {
-  try {
-    return localStorage.getItem('outpost.tileUrl');
-  } catch {
-    return null;
-  }
-})();
 
 function matches(id: string, text: string): boolean {
   return text === '' || id.toLowerCase().includes(text.toLowerCase());
@@ -36,9 +29,6 @@ export function App() {
   );
   const online = sims.filter((s) => s.online).length;
   const stale = fleet.receivedAt !== null && Date.now() - fleet.receivedAt > STALE_MS;
-  const located = shownSims.filter(
-    (s): s is FleetSimulator & { lat: number; lon: number } => s.lat !== null && s.lon !== null,
-  );
 
   return (
     <AppShell
@@ -73,7 +63,11 @@ export function App() {
           </label>
           <label class="field">
             <span>Status</span>
-            <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}>
+            <select
+              name="status"
+              value={status}
+              onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}
+            >
               <option value="all">All</option>
               <option value="online">Online</option>
               <option value="offline">Offline</option>
@@ -106,12 +100,7 @@ export function App() {
         />
       </Card>
       <Card title="Map">
-        <GeoMap
-          label="Simulator positions"
-          tileUrl={TILE_URL}
-          zoom={9}
-          points={located.map((s) => ({ id: s.id, lat: s.lat, lon: s.lon, label: s.id, ok: s.online }))}
-        />
+        <FleetMap sims={shownSims} />
       </Card>
     </AppShell>
   );

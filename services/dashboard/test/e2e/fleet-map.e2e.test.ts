@@ -1,0 +1,81 @@
+import { fileURLToPath } from 'node:url';
+import { type RunningBroker, startBroker } from '@outpost/broker';
+import {
+  browserTestsEnabled,
+  DESKTOP,
+  type E2EBrowser,
+  freePort,
+  openBrowser,
+  type ServiceProcess,
+  startService,
+} from '@outpost/ui/testing';
+import mqtt from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const DASHBOARD_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const COUNT = 5000;
+
+describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
+  let broker: RunningBroker;
+  let dash: ServiceProcess;
+  let b: E2EBrowser;
+  let client: mqtt.MqttClient;
+
+  beforeAll(async () => {
+    broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
+    const port = await freePort();
+    dash = await startService(
+      DASHBOARD_MAIN,
+      { HOST: '127.0.0.1', PORT: String(port), MQTT_URL: broker.url },
+      port,
+    );
+    client = await mqtt.connectAsync(broker.url, { protocolVersion: 4 });
+    // 5,000 simulators spread over the western United States, every tenth one offline.
+    for (let i = 0; i < COUNT; i++) {
+      const id = `sim-${String(i).padStart(4, '0')}`;
+      await client.publishAsync(`outpost/simulator/${id}/availability`, i % 10 === 0 ? 'offline' : 'online', {
+        retain: true,
+        qos: 1,
+      });
+      const position = {
+        lat: 32 + ((i * 7919) % 1500) / 100,
+        lon: -124 + ((i * 104_729) % 1700) / 100,
+        altitude_ft: 3000,
+        speed_kts: 110,
+        heading: 90,
+        timestamp_ms: Date.now(),
+      };
+      client.publish(`outpost/simulator/${id}/position`, JSON.stringify(position));
+    }
+    b = await openBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await b?.close();
+    await client?.endAsync();
+    await dash?.stop();
+    await broker?.close();
+  });
+
+  it('draws land and 5,000 simulators in under 200 ms a frame, asking nothing beyond loopback', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.goto(dash.url);
+    const map = page.getByTestId('fleet-map');
+    await expect.poll(() => map.getAttribute('data-points'), { timeout: 30_000 }).toBe(String(COUNT));
+    await expect.poll(() => map.getAttribute('data-land'), { timeout: 10_000 }).toBe('yes');
+    // Several frames: the fleet state arrives once a second and each one redraws the map.
+    const frames: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = await map.getAttribute('data-frame-ms');
+      await expect.poll(() => map.getAttribute('data-frame-ms'), { timeout: 5000 }).not.toBe(before);
+      frames.push(Number(await map.getAttribute('data-frame-ms')));
+    }
+    for (const ms of frames) expect(ms).toBeLessThan(200);
+    console.log(`fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms`);
+    const origin = new URL(dash.url).origin;
+    expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'))).toEqual([]);
+    await context.close();
+  }, 90_000);
+});
