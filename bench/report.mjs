@@ -32,6 +32,7 @@ const EXPECTED = {
 const PRINT_ONLY = [
   'services/simulator/bench/domain.bench.mjs (receiver parse rate, airport search)',
   'services/simulator/bench/gateway.bench.mjs (receiver TCP/UDP ingest, GET /api/status latency)',
+  'services/simulator/bench/flight.bench.mjs (flight-plan engine cost per tick with 8 outputs)',
 ];
 
 const DEFAULT_IN = [
