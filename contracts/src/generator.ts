@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TopicId, UnixSeconds, UpdatedAt } from './common.js';
+import { RowId, TopicId, UnixSeconds, UpdatedAt } from './common.js';
 import {
   BootArmingPolicy,
   ExpectedLoad,
@@ -336,6 +336,8 @@ export const ControllerSetCommand = z.discriminatedUnion('command', [
   z.object({ command: z.literal('override'), override_type: OverrideType.nullable() }).strict(),
   // As over REST: clearing a lockout is an acknowledgement, said in the command itself.
   z.object({ command: z.literal('clear_lockout'), acknowledge: z.literal(true) }).strict(),
+  // Service done (Home Assistant's button): the item named, or every item that is due now.
+  z.object({ command: z.literal('maintenance_done'), item_id: RowId.optional() }).strict(),
 ]);
 export type ControllerSetCommand = z.infer<typeof ControllerSetCommand>;
 
@@ -349,19 +351,21 @@ export const AutomationCommand = z.enum([
   'override_force_stop',
   'override_disable',
   'clear_lockout',
+  'maintenance_done',
 ]);
 export type AutomationCommand = z.infer<typeof AutomationCommand>;
 
 /**
  * What an automation account may do unless AUTOMATION_COMMANDS says otherwise: start (which still
- * needs the relay armed), stop, disarm, and force_stop; never arm, force_run, lift an override or clear
- * a lockout. So Home Assistant cannot start a disarmed generator, nor undo what a person set.
+ * needs the relay armed), stop, disarm, force_stop and recording a service done; never arm, force_run,
+ * lift an override or clear a lockout. So Home Assistant cannot start a disarmed generator, nor undo what a person set.
  */
 export const DEFAULT_AUTOMATION_COMMANDS: readonly AutomationCommand[] = [
   'start',
   'stop',
   'disarm',
   'override_force_stop',
+  'maintenance_done',
 ];
 
 export function automationCommandOf(cmd: ControllerSetCommand): AutomationCommand {

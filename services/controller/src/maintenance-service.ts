@@ -72,6 +72,14 @@ export class MaintenanceService {
     return this.get(id);
   }
 
+  /** Home Assistant's button: the item named, or every item due now. Returns how many were marked. */
+  async doneFromAutomation(actor: Actor, itemId?: number): Promise<number> {
+    if (itemId !== undefined) return (await this.done(itemId, actor, null)) ? 1 : 0;
+    const due = (await this.list()).filter((i) => i.status === 'due');
+    for (const item of due) await this.done(item.id, actor, null);
+    return due.length;
+  }
+
   private engineMs(): number {
     return this.o.controller.engineHours * HOUR_MS;
   }

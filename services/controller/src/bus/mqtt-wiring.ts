@@ -70,13 +70,16 @@ export async function attachMqtt(
     void svc.dispatcher.kick();
   });
   const allowed = opts.automationCommands ?? new Set(generator.DEFAULT_AUTOMATION_COMMANDS);
+  const maintenanceDone = (actor: { who: string; from: string }, itemId?: number) =>
+    svc.maintenance.doneFromAutomation(actor, itemId);
   // Only automation accounts may publish here (broker ACL); on its own topic the account is named.
   await bus.subscribe('controllerSet', { id: opts.controllerId }, async (cmd, _params, topic) => {
-    await applySetCommand(svc.controller, cmd, { who: 'mqtt:automation', from: topic }, opts.logger, allowed);
+    const actor = { who: 'mqtt:automation', from: topic };
+    await applySetCommand(svc.controller, cmd, actor, opts.logger, allowed, maintenanceDone);
   });
   await bus.subscribe('controllerSetAs', { id: opts.controllerId }, async (cmd, params, topic) => {
     const who = `mqtt:${params.account}`;
-    await applySetCommand(svc.controller, cmd, { who, from: topic }, opts.logger, allowed);
+    await applySetCommand(svc.controller, cmd, { who, from: topic }, opts.logger, allowed, maintenanceDone);
   });
   // Retained, so the current reading arrives on every (re)subscribe; acted on when the source is mqtt.
   await bus.subscribe('controllerRunningFeedback', { id: opts.controllerId }, async (running) => {

@@ -8,6 +8,9 @@ export interface SetResult {
   message: string;
 }
 
+/** Service reminders as a set command reaches them: one item, or every item due now; how many. */
+export type MaintenanceDone = (actor: Actor, itemId?: number) => Promise<number>;
+
 /**
  * Applies a controller/<id>/set command through the same gates and messages as the REST API, if the
  * automation accounts may send it at all (AUTOMATION_COMMANDS).
@@ -18,6 +21,7 @@ export async function applySetCommand(
   actor: Actor,
   logger: DomainLogger,
   allowed: ReadonlySet<generator.AutomationCommand> = new Set(generator.DEFAULT_AUTOMATION_COMMANDS),
+  maintenanceDone?: MaintenanceDone,
 ): Promise<SetResult> {
   const name = generator.automationCommandOf(cmd);
   if (!allowed.has(name)) {
@@ -56,6 +60,11 @@ export async function applySetCommand(
       case 'clear_lockout': {
         const out = await controller.clearLockout(actor);
         return { ok: true, message: out.cleared ? 'Lockout cleared' : 'No lockout was active' };
+      }
+      case 'maintenance_done': {
+        if (!maintenanceDone) return { ok: false, message: 'Maintenance is not available here' };
+        const count = await maintenanceDone(actor, cmd.item_id);
+        return { ok: true, message: `${count} maintenance item(s) marked done` };
       }
     }
   } catch (err) {

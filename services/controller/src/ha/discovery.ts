@@ -191,7 +191,15 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
     },
     ...offered.override,
     ...offered.clearLockout,
-    ...healthEntities({ uid, stateTopic: t.state, statsTopic: t.stats }),
+    ...healthEntities({
+      uid,
+      stateTopic: t.state,
+      statsTopic: t.stats,
+      set: t.set,
+      serviceButton: (o.automationCommands ?? new Set(generator.DEFAULT_AUTOMATION_COMMANDS)).has(
+        'maintenance_done',
+      ),
+    }),
   };
   return {
     dev: {

@@ -4,10 +4,17 @@ type Cmps = Record<string, Record<string, unknown>>;
 
 /**
  * Generator health in Home Assistant: the engine-hour meter (a total_increasing sensor HA's energy
- * and statistics pages accept), the running feedback, and one problem sensor per alarm so an
- * automation can trigger on exactly the alarm it cares about.
+ * and statistics pages accept), the running feedback, one problem sensor per alarm so an automation
+ * can trigger on exactly the alarm it cares about, and a button that marks every due service done.
  */
-export function healthEntities(o: { uid: string; stateTopic: string; statsTopic: string }): Cmps {
+export function healthEntities(o: {
+  uid: string;
+  stateTopic: string;
+  statsTopic: string;
+  set: string;
+  /** AUTOMATION_COMMANDS allows maintenance_done: the "Service done" button is offered. */
+  serviceButton: boolean;
+}): Cmps {
   const fromState = { state_topic: o.stateTopic };
   const alarm = (key: string, name: string, value: string) => ({
     p: 'binary_sensor',
@@ -57,5 +64,16 @@ export function healthEntities(o: { uid: string; stateTopic: string; statsTopic:
       ...fromState,
       value_template: onOff('maintenance_due'),
     },
+    maintenance_done: o.serviceButton
+      ? {
+          p: 'button',
+          name: 'Service done',
+          unique_id: `${o.uid}_maintenance_done`,
+          icon: 'mdi:wrench-check',
+          command_topic: o.set,
+          payload_press: JSON.stringify({ command: 'maintenance_done' }),
+        }
+      : // Removed when AUTOMATION_COMMANDS no longer allows it.
+        { p: 'button' },
   };
 }

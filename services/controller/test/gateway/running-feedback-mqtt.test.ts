@@ -70,6 +70,21 @@ describe('running feedback over MQTT (retained controller/<id>/running_feedback)
     expect(t.relay.commands.includes(true)).toBe(false);
   });
 
+  it("Home Assistant's Service done button marks every due item done", async (ctx) => {
+    if (!broker) return ctx.skip();
+    const created = await t.request('POST', '/api/maintenance/items', { name: 'Filter', interval_hours: 50 });
+    const id = created.body.id as number;
+    // Due by the engine hours, set to the generator's own meter.
+    expect((await t.request('PUT', '/api/health/hour-meter', { hours: 60 })).status).toBe(200);
+    expect((await t.request('GET', `/api/maintenance/items/${id}`)).body.status).toBe('due');
+    await plug.publishAsync('otest/controller/main/set', JSON.stringify({ command: 'maintenance_done' }), {
+      qos: 1,
+    });
+    await waitFor(async () => (await t.request('GET', `/api/maintenance/items/${id}`)).body.status === 'ok');
+    const item = (await t.request('GET', `/api/maintenance/items/${id}`)).body;
+    expect(item.history[0]).toMatchObject({ who: 'mqtt:automation' });
+  });
+
   it('confirms a commanded start', async (ctx) => {
     if (!broker) return ctx.skip();
     await t.request('POST', '/api/generator/arm');

@@ -86,6 +86,7 @@ describe('controller HA discovery payload', () => {
       unexpected_stop: ['binary_sensor', 'problem', null],
       exercise_failed: ['binary_sensor', 'problem', null],
       maintenance_due: ['binary_sensor', 'problem', null],
+      maintenance_done: ['button', null, null],
     });
     expect(cmps.engine_hours).toMatchObject({
       state_class: 'total_increasing',
