@@ -114,6 +114,8 @@ export const NetworkConfig = z
     efb_target_ips: z.array(Ipv4OrRange).max(64),
     /** GDL 90 on GDL90_PORT to the same broadcast address and tablets as the XGPS output. */
     gdl90_enabled: z.boolean(),
+    /** Simulated traffic targets around the ownship in the GDL 90 stream (Traffic Report, ID 20); 0 is off. */
+    gdl90_traffic: z.number().int().min(0).max(8),
     rebroadcast_usb: z.boolean(),
     rebroadcast_udp: z.boolean(),
     rebroadcast_udp_ip: z.union([Ipv4, z.literal('')]),

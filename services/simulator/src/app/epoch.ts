@@ -39,7 +39,9 @@ export function emitEpoch(run: RunOutputs, settings: Settings, p: EngineState, n
   run.efb?.send(formatXgps(settings.network.efb_sim_name, fix));
   if (run.gdl90) {
     const ownship = { ...fix, vertical_fpm: p.vertical_fpm };
-    for (const frame of gdl90Epoch(settings.network.efb_sim_name, ownship, nowMs)) run.gdl90.send(frame);
+    const net = settings.network;
+    for (const frame of gdl90Epoch(net.efb_sim_name, ownship, nowMs, net.gdl90_traffic))
+      run.gdl90.send(frame);
   }
   return sentences;
 }

@@ -52,6 +52,7 @@ export function defaultSettings(d: SettingsDefaults): Settings {
       efb_ip_enabled: false,
       efb_target_ips: [],
       gdl90_enabled: false,
+      gdl90_traffic: 0,
       rebroadcast_usb: false,
       rebroadcast_udp: false,
       rebroadcast_udp_ip: '',

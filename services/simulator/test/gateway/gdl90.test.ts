@@ -199,4 +199,42 @@ describe('GDL 90 output', () => {
     expect(o).toMatchObject({ callSign: 'SHED    ', speedKts: 10, pressureAltitudeFt: 100, airborne: false });
     expect(Math.abs(o.lat - 1.5) + Math.abs(o.lon - 2.5)).toBeLessThan(0.0001);
   });
+
+  it('simulated traffic on request: Traffic Reports (ID 20) circling the ownship, none by default', async () => {
+    const cap = await capture();
+    const s = await sim({ GDL90_PORT: String(cap.port) });
+    await s.api.ok('/api/position', { airport_icao: 'KSFO' });
+    await s.api.ok('/api/position', { altitude_ft: 3000 });
+    await s.api.ok('/api/config/modes', { standalone: true });
+    await s.api.ok('/api/config/network', {
+      gdl90_enabled: true,
+      gdl90_traffic: 3,
+      efb_sim_name: 'Sim1',
+      efb_ip_enabled: true,
+      efb_target_ips: ['127.0.0.1'],
+    });
+    expect((await s.api.post('/api/config/network', { gdl90_traffic: 9 })).status).toBe(422);
+    await s.api.ok('/api/control', { action: 'start' });
+    (s.clock as ManualClock).advance(1000);
+    await waitFor(() => frames(cap).length === 7);
+    const status = (await s.api.get('/api/status')).body as Record<string, number>;
+    const own = decodeOwnship(frames(cap).find((f) => f.id === 10)!.message);
+    const traffic = frames(cap)
+      .filter((f) => f.id === 20)
+      .map((f) => decodeOwnship(f.message));
+    expect(traffic.map((t) => t.callSign)).toEqual(['TFC01   ', 'TFC02   ', 'TFC03   ']);
+    const nm = (t: { lat: number; lon: number }) =>
+      Math.hypot(
+        (t.lat - status.lat!) * 60,
+        (t.lon - status.lon!) * 60 * Math.cos((status.lat! * Math.PI) / 180),
+      );
+    traffic.forEach((t, k) => {
+      expect(nm(t)).toBeCloseTo(2 + k, 1);
+      expect(t.address).not.toBe(own.address);
+      expect(
+        Math.abs(t.pressureAltitudeFt! - (status.altitude_ft! + (k % 2 === 0 ? 500 : -500))),
+      ).toBeLessThanOrEqual(25);
+      expect(t.speedKts).toBe(120);
+    });
+  });
 });

@@ -80,6 +80,22 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
           checked={n.gdl90_enabled}
           onChange={(v) => set({ gdl90_enabled: v })}
         />
+        {n.gdl90_enabled ? (
+          <label class="field">
+            <span>Simulated GDL 90 traffic (for rig testing)</span>
+            <select
+              name="gdl90_traffic"
+              value={String(n.gdl90_traffic)}
+              onChange={(e) => set({ gdl90_traffic: Number(e.currentTarget.value) })}
+            >
+              {[0, 1, 2, 3, 4, 5, 6, 7, 8].map((k) => (
+                <option key={k} value={String(k)}>
+                  {k === 0 ? 'Off' : `${k} target${k > 1 ? 's' : ''}`}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {n.efb_enabled || n.gdl90_enabled ? (
           <>
             <TextSetting

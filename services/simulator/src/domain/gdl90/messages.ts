@@ -9,6 +9,7 @@ export const MESSAGE_ID = Object.freeze({
   heartbeat: 0x00,
   ownship: 0x0a,
   geoAltitude: 0x0b,
+  traffic: 0x14,
   foreFlight: 0x65,
 });
 
@@ -65,7 +66,12 @@ export function heartbeat(gpsValid: boolean, timeMs: number): Uint8Array {
   return Uint8Array.from([MESSAGE_ID.heartbeat, status1, status2, ts & 0xff, (ts >>> 8) & 0xff, 0, 0]);
 }
 
-export function ownshipReport(fix: OwnshipFix | null, id: OwnshipIdentity): Uint8Array {
+/** Ownship (ID 10) and Traffic (ID 20) reports share one layout; only the message ID differs. */
+export function ownshipReport(
+  fix: OwnshipFix | null,
+  id: OwnshipIdentity,
+  messageId: number = MESSAGE_ID.ownship,
+): Uint8Array {
   const valid = fix !== null;
   const altCode = valid ? clamp(Math.round((fix.altitude_ft + 1000) / 25), 0, 0xffe) : 0xfff;
   const airborne = valid && fix.speed_kts >= 40;
@@ -78,7 +84,7 @@ export function ownshipReport(fix: OwnshipFix | null, id: OwnshipIdentity): Uint
   const track = valid ? Math.round((((fix.track % 360) + 360) % 360) * (256 / 360)) & 0xff : 0;
   const sign = callSign(id.callSign);
   return Uint8Array.from([
-    MESSAGE_ID.ownship,
+    messageId,
     0x00, // no traffic alert; address type 0, ADS-B with ICAO address
     ...int24(id.address),
     ...int24(valid ? encodeLatLon(fix.lat) : 0),
