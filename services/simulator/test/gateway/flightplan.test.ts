@@ -7,6 +7,7 @@ import { decodeDatagram, decodeGeoAltitude, decodeOwnship, type Frame } from '..
 import { UdpCapture } from '../helpers/net.js';
 import { waitFor } from '../helpers/peers.js';
 import { startTestSim, type TestSim } from '../helpers/sim.js';
+import { WsClient } from '../helpers/ws.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -84,6 +85,8 @@ describe('flight plans', () => {
       efb_ip_enabled: true,
       efb_target_ips: ['127.0.0.1'],
     });
+    const ws = await WsClient.connect(s.url, s.api.cookie);
+    cleanups.push(() => ws.close());
     await s.api.ok('/api/control', { action: 'start' });
     const clock = s.clock as ManualClock;
 
@@ -96,7 +99,8 @@ describe('flight plans', () => {
         () =>
           xgps.received.length === want &&
           nmea.received.length === 2 * want &&
-          gdl.received.length === 4 * want,
+          gdl.received.length === 4 * want &&
+          ws.of('position_update').length === want,
         5000,
         2,
       );
@@ -138,6 +142,16 @@ describe('flight plans', () => {
         progress: { phase: string };
       };
       if (plan.progress.phase === 'arrived') break;
+    }
+
+    // The WebSocket's position stream follows the same flight, with the plan's progress.
+    const live = ws
+      .of('position_update')
+      .map((m) => m.data as { lat: number; lon: number; flight_plan?: unknown });
+    for (const [k, t] of ticks.entries()) {
+      expect(Math.abs(live[k]!.lat - t.xgps.lat), `ws tick ${k + 1}`).toBeLessThan(0.000001);
+      expect(Math.abs(live[k]!.lon - t.xgps.lon), `ws tick ${k + 1}`).toBeLessThan(0.000001);
+      expect(live[k]!.flight_plan, `ws tick ${k + 1}`).toBeDefined();
     }
 
     // Every tick: the three formats say the same thing.

@@ -129,4 +129,39 @@ describe.skipIf(!url)('MQTT telemetry on a real broker', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(seen).not.toContain(`${prefix}/simulator/idle2/heartbeat`);
   });
+
+  it('simulator/<id>/position follows a flight plan', async () => {
+    await sim?.close();
+    const seen: Array<{ topic: string; payload: string }> = [];
+    watcher!.on('message', (topic, payload) => seen.push({ topic, payload: payload.toString() }));
+    sim = await startTestSim({ MQTT_URL: url!, MQTT_TOPIC_PREFIX: prefix, SERVICE_ID: 'route1' });
+    await waitFor(() => sim!.bus!.connected);
+    const put = await sim.api.request('PUT', '/api/flightplan', {
+      points: [{ icao: 'KSFO' }, { icao: 'KOAK' }],
+      cruise_altitude_ft: 3000,
+      cruise_speed_kts: 150,
+    });
+    expect(put.status).toBe(200);
+    await sim.api.ok('/api/config/modes', { standalone: true });
+    await sim.api.ok('/api/config/network', {
+      efb_enabled: true,
+      efb_sim_name: 'M',
+      efb_ip_enabled: true,
+      efb_target_ips: ['127.0.0.1'],
+    });
+    await sim.api.ok('/api/control', { action: 'start' });
+    const clock = sim.clock as ManualClock;
+    const topic = `${prefix}/simulator/route1/position`;
+    for (let i = 1; i <= 30; i++) clock.advance(1000);
+    await waitFor(() => seen.filter((m) => m.topic === topic).length === 30);
+    const last = simulator.SimulatorPosition.parse(
+      JSON.parse(seen.filter((m) => m.topic === topic).at(-1)!.payload),
+    );
+    const status = (await sim.api.get('/api/status')).body as Record<string, number>;
+    expect(last.lat).toBe(status.lat);
+    expect(last.lon).toBe(status.lon);
+    expect(last.altitude_ft).toBe(status.altitude_ft);
+    expect(last.altitude_ft).toBeGreaterThan(13);
+    expect(last.speed_kts).toBe(150);
+  });
 });
