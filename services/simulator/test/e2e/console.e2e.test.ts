@@ -329,7 +329,19 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
       .toBeGreaterThan(100);
     await expect.poll(() => map.locator('.geo-place').count()).toBeGreaterThan(3);
     expect(await map.locator('.geo-marker').count()).toBe(3);
+    // Flying it (the earlier test left stand-alone with EFB to 127.0.0.1 selected) draws the track.
+    await clickStart(page);
+    await expect.poll(() => page.getByTestId('run-state').textContent(), { timeout: 5000 }).toBe('running');
+    await expect
+      .poll(
+        async () => ((await map.getByTestId('map-track').getAttribute('points')) ?? '').split(' ').length,
+        {
+          timeout: 6000,
+        },
+      )
+      .toBeGreaterThanOrEqual(2);
     await screenshot(page, 'simulator-map');
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.getByRole('button', { name: 'Clear flight plan' }).click();
     const origin = new URL(sim.url).origin;
     const elsewhere = requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'));
