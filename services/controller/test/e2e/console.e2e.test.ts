@@ -1,3 +1,4 @@
+import { NOTIFICATION_EVENTS } from '@outpost/contracts';
 import {
   browserTestsEnabled,
   DESKTOP,
@@ -299,7 +300,7 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await expect.poll(() => page.getByTestId('channels').textContent()).toContain('Ops hook');
     await page
       .getByTestId('channels-feedback')
-      .filter({ hasText: 'As the first channel it now receives all 15 events' })
+      .filter({ hasText: `As the first channel it now receives all ${NOTIFICATION_EVENTS.length} events` })
       .waitFor();
     await page.getByTestId('channels').getByRole('button', { name: 'Test' }).click();
     await page.getByTestId('channels-feedback').filter({ hasText: 'Test sent to Ops hook' }).waitFor();
