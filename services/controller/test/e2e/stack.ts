@@ -29,7 +29,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/** `controllerEnv` adds to or overrides the controller's environment (a shorter confirm window, say). */
+export async function startStack(controllerEnv: Record<string, string> = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'controller-e2e-'));
   const broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
   // One database for the controller's and the notifier's schemas.
@@ -90,6 +91,7 @@ export async function startStack(): Promise<Stack> {
         CONTROLLER_PORT: String(ctlPort),
         DATA_DIR: join(dir, 'controller'),
         DATABASE_URL: tdb.url,
+        ...controllerEnv,
       },
       ctlPort,
     );

@@ -1,5 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { HealthPage } from './health-page.js';
 import { HistoryPage } from './history-page.js';
 import { NotificationsPage } from './notifications-page.js';
 import { RelaynodePage } from './relaynode-page.js';
@@ -10,6 +11,7 @@ import { WebhooksPage } from './webhooks-page.js';
 export type PageId =
   | 'status'
   | 'history'
+  | 'health'
   | 'settings'
   | 'schedules'
   | 'webhooks'
@@ -19,6 +21,7 @@ export type PageId =
 export const PAGES: { id: PageId; title: string; component: FunctionComponent | null }[] = [
   { id: 'status', title: 'Status', component: null },
   { id: 'history', title: 'History', component: HistoryPage },
+  { id: 'health', title: 'Health', component: HealthPage },
   { id: 'settings', title: 'Settings', component: SettingsPage },
   { id: 'schedules', title: 'Schedules', component: SchedulesPage },
   { id: 'webhooks', title: 'Webhooks', component: WebhooksPage },

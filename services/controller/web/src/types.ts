@@ -1,5 +1,5 @@
 // Wire types come from the shared contracts (type-only: nothing of zod reaches the bundle).
-import type { generator } from '@outpost/contracts';
+import type { generator, health } from '@outpost/contracts';
 import type { z } from 'zod';
 
 export type GenState = z.infer<typeof generator.GeneratorState>;
@@ -32,3 +32,7 @@ export interface DevGpio {
   hoa_run: boolean;
   hoa_position: HoaPosition;
 }
+
+export type HealthStatus = z.infer<typeof health.HealthStatus>;
+export type MaintenanceItem = z.infer<typeof health.MaintenanceItem>;
+export type ExerciseReport = z.infer<typeof health.ExerciseReport>;

@@ -1,0 +1,127 @@
+import { Banner, Card } from '@outpost/ui';
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Feedback, useAction, useLoad } from './feedback.js';
+import type { MaintenanceItem } from './types.js';
+
+const day = (s: number | null) => (s ? new Date(s * 1000).toLocaleDateString() : '–');
+
+const STATUS_CLASS: Record<MaintenanceItem['status'], string> = { ok: 'good', upcoming: 'muted', due: 'bad' };
+const STATUS_TEXT: Record<MaintenanceItem['status'], string> = {
+  ok: 'ok',
+  upcoming: 'due soon',
+  due: 'due',
+};
+
+function interval(i: MaintenanceItem): string {
+  const parts = [
+    i.interval_hours !== null ? `${i.interval_hours} h` : null,
+    i.interval_months !== null ? `${i.interval_months} months` : null,
+  ].filter(Boolean);
+  return parts.join(' or ');
+}
+
+/** Service reminders: what is due or soon due, marking an item done, and adding one. */
+export function MaintenanceCard({ onChange }: { onChange: () => void }) {
+  const items = useLoad(() => api<MaintenanceItem[]>('/api/maintenance/items'));
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [hours, setHours] = useState('');
+  const [months, setMonths] = useState('');
+  const changed = () => {
+    items.reload();
+    onChange();
+  };
+  const done = (item: MaintenanceItem) =>
+    action
+      .run(() => api(`/api/maintenance/items/${item.id}/done`, { body: {} }), `${item.name} marked done`)
+      .then(changed);
+  const add = async (e: Event) => {
+    e.preventDefault();
+    const body = {
+      name,
+      interval_hours: hours ? Number(hours) : null,
+      interval_months: months ? Number(months) : null,
+    };
+    if (await action.run(() => api('/api/maintenance/items', { body }), `${name} added`)) {
+      setName('');
+      setHours('');
+      setMonths('');
+    }
+    changed();
+  };
+  return (
+    <Card title="Maintenance" wide>
+      <Feedback note={action.note} onClose={action.clear} testid="maintenance-feedback" />
+      {items.error ? <Banner>{items.error}</Banner> : null}
+      {items.data ? (
+        <div class="table-wrap">
+          <table data-testid="maintenance">
+            <thead>
+              <tr>
+                <th>Item</th>
+                <th>Every</th>
+                <th class="num">Due at (h)</th>
+                <th>Due by</th>
+                <th>Status</th>
+                <th>Last done</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {items.data.map((i) => (
+                <tr key={i.id} data-testid={`maintenance-${i.id}`}>
+                  <td>{i.name}</td>
+                  <td>{interval(i)}</td>
+                  <td class="num">{i.due_engine_hours ?? '–'}</td>
+                  <td>{day(i.due_at)}</td>
+                  <td class={STATUS_CLASS[i.status]} data-testid="maintenance-status">
+                    {STATUS_TEXT[i.status]}
+                  </td>
+                  <td>
+                    {day(i.last_done_at)} · {i.last_done_engine_hours} h
+                  </td>
+                  <td>
+                    <button type="button" disabled={action.busy} onClick={() => done(i)}>
+                      Done
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <form class="row" onSubmit={add}>
+        <label class="field">
+          <span>New item</span>
+          <input name="maintenance_name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Every (engine hours)</span>
+          <input
+            type="number"
+            name="maintenance_hours"
+            min={0}
+            step="any"
+            value={hours}
+            onInput={(e) => setHours(e.currentTarget.value)}
+          />
+        </label>
+        <label class="field">
+          <span>Every (months)</span>
+          <input
+            type="number"
+            name="maintenance_months"
+            min={1}
+            value={months}
+            onInput={(e) => setMonths(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Add item
+        </button>
+      </form>
+    </Card>
+  );
+}
