@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UnixMillis } from './common.js';
 import { OperatingMode } from './enums.js';
+import { HealthAlarm } from './health.js';
 
 /**
  * What the dashboard knows of one simulator, in a word or two: `offline` (process down or never seen),
@@ -64,6 +65,8 @@ export const FleetGeneratorSite = z.object({
   relay_on: z.boolean().nullable(),
   failsafe_triggered: z.boolean().nullable(),
   physical_safety_engaged: z.boolean().nullable(),
+  /** The controller's standing generator health alarm; absent while there is none. */
+  health_alarm: HealthAlarm.optional(),
 });
 export type FleetGeneratorSite = z.infer<typeof FleetGeneratorSite>;
 

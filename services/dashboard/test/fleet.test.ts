@@ -227,6 +227,28 @@ describe('fleet_state snapshot', () => {
     ]);
   });
 
+  it("a site row carries the controller's generator health alarm, and drops it once cleared", () => {
+    const sites = new SiteTracker(parseSites('main'));
+    sites.controllerAvailability('main', true);
+    const state = {
+      running: false,
+      state: 'idle' as const,
+      current_run_id: null,
+      start_time: null,
+      runtime_seconds: 0,
+      trigger: null,
+      armed: true,
+      slave_connected: true,
+    };
+    sites.controllerState('main', { ...state, health_alarm: 'fail_to_start' });
+    const snap = FleetState.parse(
+      JSON.parse(buildSnapshot(new FleetTracker({ expected: [] }), sites, T0).text),
+    );
+    expect(snap.generators[0]).toMatchObject({ id: 'main', running: false, health_alarm: 'fail_to_start' });
+    sites.controllerState('main', { ...state, health_alarm: null });
+    expect(sites.list()[0]).not.toHaveProperty('health_alarm');
+  });
+
   it('EXPECTED_SITES entries are checked', () => {
     expect(parseSites('a,b:c, a')).toEqual([
       { id: 'a', relaynode: 'a' },

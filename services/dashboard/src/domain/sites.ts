@@ -93,6 +93,7 @@ export class SiteTracker {
         relay_on: relay?.relay_on ?? st?.slave_relay_on ?? null,
         failsafe_triggered: relay?.failsafe_triggered ?? st?.failsafe_triggered ?? null,
         physical_safety_engaged: relay?.physical_safety_engaged ?? st?.slave_physical_safety_engaged ?? null,
+        ...(st?.health_alarm ? { health_alarm: st.health_alarm } : {}),
       };
     });
   }

@@ -140,4 +140,19 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
       <Flag value={g.failsafe_triggered === null ? null : !g.failsafe_triggered} yes="ok" no="TRIGGERED" />
     ),
   },
+  {
+    key: 'health',
+    title: 'Health',
+    value: (g) => g.health_alarm ?? '',
+    render: (g) =>
+      g.controller_online ? (
+        <Flag
+          value={!g.health_alarm}
+          yes="ok"
+          no={(g.health_alarm ?? '').split('_').join(' ').toUpperCase()}
+        />
+      ) : (
+        <Flag value={null} />
+      ),
+  },
 ];

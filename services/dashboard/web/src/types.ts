@@ -11,6 +11,8 @@ export interface FleetSite {
   relay_on: boolean | null;
   failsafe_triggered: boolean | null;
   physical_safety_engaged: boolean | null;
+  /** The controller's generator health alarm (fail to start, unexpected stop, failed exercise). */
+  health_alarm?: 'fail_to_start' | 'unexpected_stop' | 'exercise_failed';
 }
 
 /** The dashboard's fleet_state (GET /api/status and every /ws message). */
