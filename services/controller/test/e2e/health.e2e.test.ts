@@ -50,6 +50,10 @@ describe.skipIf(!browserTestsEnabled())('console Health page in Chromium', () =>
     expect((await call('POST', '/api/generator/start', {})).status).toBe(200);
     await page.getByTestId('health-alarm').filter({ hasText: 'Fail to start' }).waitFor({ timeout: 15_000 });
     expect((await stack.nodeStatus()).relay_on).toBe(false);
+    // The Status page says so too, and leads back here.
+    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByTestId('status-health-alarm').filter({ hasText: 'failed to start' }).waitFor();
+    await page.getByTestId('status-health-alarm').getByRole('link', { name: 'Health' }).click();
 
     await page.locator('input[name=engine_hours]').fill('150');
     await page.getByRole('button', { name: 'Set hour meter' }).click();

@@ -37,6 +37,12 @@ function useSiteWarnings(): string[] {
   return warnings;
 }
 
+const HEALTH_ALARMS: Record<NonNullable<Gen['state']>['health_alarm'] & string, string> = {
+  fail_to_start: 'The generator failed to start',
+  unexpected_stop: 'The generator stopped unexpectedly',
+  exercise_failed: 'The last exercise failed',
+};
+
 /** How often the node's own relay report is asked for when the state does not carry it. */
 const NODE_POLL_MS = 2000;
 
@@ -80,6 +86,13 @@ export function StatusPage({ gen }: { gen: Gen }) {
         </Banner>
       ))}
       <StateBanners s={s} />
+      {s.health_alarm ? (
+        <Banner kind="error">
+          <span data-testid="status-health-alarm">
+            {HEALTH_ALARMS[s.health_alarm]} — see <a href="#/health">Health</a>
+          </span>
+        </Banner>
+      ) : null}
       <StatusCard s={s} nodeRelay={nodeRelay} stale={gen.error !== null} />
       <Controls s={s} refresh={gen.refresh} />
       <SafetyCard s={s} refresh={gen.refresh} />
