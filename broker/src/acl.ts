@@ -1,5 +1,12 @@
 import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { filterMatches } from '@outpost/contracts/topic-filter';
+import {
+  parseTopic,
+  ROLE_SCOPES,
+  type RouteKey,
+  ROUTES,
+  routeTemplate,
+} from '@outpost/contracts/topic-routes';
 import type { Principal } from './users.js';
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
@@ -37,82 +44,126 @@ function under(prefix: string, rel: string): string {
 
 /**
  * Topics that can switch something. Retaining one would replay a stale command to the next
- * subscriber (a relay node coming back online), so the broker refuses retain on them for everyone.
+ * subscriber (a relay node coming back online), so the broker refuses retain on them for everyone:
+ * every route marked `command`, and any `.../set` (an integration's own command topics).
  */
 export function isCommandTopic(topic: string, prefix = DEFAULT_TOPIC_PREFIX): boolean {
   if (topic === 'set' || topic.endsWith('/set')) return true;
-  return (
-    filterMatches(under(prefix, 'controller/+/set/+'), topic) ||
-    filterMatches(under(prefix, 'relaynode/+/desired'), topic) ||
-    filterMatches(under(prefix, '+/+/request/#'), topic)
-  );
+  return COMMAND_ROUTES.some((key) => parseTopic(key, topic, prefix) !== null);
 }
 
-interface Rules {
-  publish: string[];
-  /** null: any filter. */
-  subscribe: string[] | null;
-}
+const COMMAND_ROUTES = (Object.keys(ROUTES) as RouteKey[]).filter((key) => ROUTES[key].command);
 
 /** A username that can stand in a topic level as itself (no wildcard, separator or control character). */
 const TOPIC_SAFE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-function rulesFor(user: Principal, prefix: string, ha: string): Rules {
-  const p = (rel: string) => under(prefix, rel);
-  const id = user.id === '*' ? '+' : user.id;
-  switch (user.role) {
-    case 'controller':
-      return {
-        publish: [
-          p(`controller/${id}/#`),
-          p('relaynode/+/desired'),
-          p('relaynode/+/request/#'),
-          p('notifier/+/request/#'),
-        ],
-        subscribe: [p('#'), `${ha}/#`],
-      };
-    case 'relaynode':
-      return {
-        publish: [
-          p(`relaynode/${id}/state`),
-          p(`relaynode/${id}/availability`),
-          p(`relaynode/${id}/event/#`),
-          p(`relaynode/${id}/response/#`),
-        ],
-        // Read-only view of the controller so the node can tell "controller gone" from "told off".
-        subscribe: [
-          p(`relaynode/${id}/desired`),
-          p(`relaynode/${id}/request/#`),
-          p('controller/+/state'),
-          p('controller/+/availability'),
-        ],
-      };
-    case 'notifier':
-      return { publish: [p(`notifier/${id}/#`)], subscribe: null };
-    case 'simulator':
-      return {
-        publish: [p(`simulator/${id}/#`)],
-        subscribe: [p(`simulator/${id}/#`), `${ha}/status`],
-      };
-    case 'dashboard':
-      return { publish: [p(`dashboard/${id}/#`)], subscribe: null };
-    case 'automation':
-      return {
-        publish: [
-          p('controller/+/set'),
-          // Its own command topic: the controller names the account from the last level.
-          ...(TOPIC_SAFE.test(user.username) ? [p(`controller/+/set/${user.username}`)] : []),
-          // Whether the generator really runs, from an AC sense, a smart plug or an energy meter: a
-          // retained state, not a command, so it is not under set/.
-          p('controller/+/running_feedback'),
-          `${ha}/status`,
-        ],
-        subscribe: null,
-      };
-    case 'viewer':
-      return { publish: [], subscribe: null };
-  }
+/** One topic level of a grant, for one account. */
+type Level = { kind: 'literal'; value: string } | { kind: 'any' } | { kind: 'pattern'; re: RegExp };
+
+interface Rule {
+  levels: Level[];
+  /** A free last parameter (`request/{verb}`): a subscription may put `#` there. */
+  openEnded: boolean;
 }
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A grant's value for one parameter, for this account; null when the account cannot use the grant. */
+function levelFor(value: string | readonly string[] | undefined, user: Principal): Level | Level[] | null {
+  if (value === undefined) return { kind: 'any' };
+  if (typeof value !== 'string') return value.map((v) => ({ kind: 'literal', value: v }) as Level);
+  if (value.includes('{username}') && !TOPIC_SAFE.test(user.username)) return null;
+  const text = value.replaceAll('{role}', user.role).replaceAll('{username}', user.username);
+  if (!text.includes('{id}')) return { kind: 'literal', value: text };
+  if (user.id !== '*') return { kind: 'literal', value: text.replaceAll('{id}', user.id) };
+  if (text === '{id}') return { kind: 'any' };
+  // `*` accounts act for any instance: `outpost_controller_{id}` becomes a pattern over the level.
+  return { kind: 'pattern', re: new RegExp(`^${text.split('{id}').map(escapeRe).join('[^/]+')}$`) };
+}
+
+/** Compiled once per account and prefixes: canPublish runs for every message the broker routes. */
+const compiled = new WeakMap<Principal, Map<string, Rule[]>>();
+
+/** The rules an account gets from the topic map, for publishing or for subscribing. */
+function rulesFor(user: Principal, side: 'publish' | 'subscribe', prefix: string, ha: string): Rule[] {
+  let forUser = compiled.get(user);
+  if (!forUser) {
+    forUser = new Map();
+    compiled.set(user, forUser);
+  }
+  const key = `${side}\u0000${prefix}\u0000${ha}`;
+  let rules = forUser.get(key);
+  if (!rules) {
+    rules = compileRules(user, side, prefix, ha);
+    forUser.set(key, rules);
+  }
+  return rules;
+}
+
+function compileRules(user: Principal, side: 'publish' | 'subscribe', prefix: string, ha: string): Rule[] {
+  const rules: Rule[] = [];
+  for (const key of Object.keys(ROUTES) as RouteKey[]) {
+    const levels = routeTemplate(key, prefix, ha).split('/');
+    for (const grant of ROUTES[key][side]) {
+      if (grant.role !== user.role) continue;
+      // A list of values is one rule per value.
+      let variants: Level[][] = [[]];
+      for (const level of levels) {
+        const param = /^\{(\w+)\}$/.exec(level)?.[1];
+        const l = param
+          ? levelFor(grant.params?.[param], user)
+          : ({ kind: 'literal', value: level } as Level);
+        if (l === null) {
+          variants = [];
+          break;
+        }
+        const options = Array.isArray(l) ? l : [l];
+        variants = variants.flatMap((v) => options.map((o) => [...v, o]));
+      }
+      const openEnded = /\{\w+\}$/.test(ROUTES[key].template);
+      for (const v of variants) rules.push({ levels: v, openEnded });
+    }
+  }
+  return rules;
+}
+
+function matchesLevel(l: Level, value: string): boolean {
+  if (l.kind === 'any') return true;
+  if (l.kind === 'literal') return l.value === value;
+  return l.re.test(value);
+}
+
+function ruleMatches(rule: Rule, levels: string[]): boolean {
+  return (
+    levels.length === rule.levels.length && rule.levels.every((l, i) => matchesLevel(l, levels[i] as string))
+  );
+}
+
+/** The rule as an MQTT filter (a pattern level cannot be one: such a rule covers no subscription). */
+function ruleFilter(rule: Rule): string | null {
+  if (rule.levels.some((l) => l.kind === 'pattern')) return null;
+  const levels = rule.levels.map((l) => (l.kind === 'literal' ? l.value : '+'));
+  if (rule.openEnded && rule.levels.at(-1)?.kind === 'any') levels[levels.length - 1] = '#';
+  return levels.join('/');
+}
+
+/** `<prefix>/<role>/<id>/#`: the account's own instance's topics. */
+const ownNamespace = (user: Principal, prefix: string) =>
+  under(prefix, `${user.role}/${user.id === '*' ? '+' : user.id}/#`);
+
+/** What the account may subscribe to besides its grants (ROLE_SCOPES); null: anything. */
+function readScope(user: Principal, prefix: string, ha: string): string[] | null {
+  const { read } = ROLE_SCOPES[user.role];
+  if (read === 'all') return null;
+  if (read === 'bus') return [under(prefix, '#'), `${ha}/#`];
+  return read === 'own' ? [ownNamespace(user, prefix)] : [];
+}
+
+/** A topic of some route: its grants decide, even inside the account's own namespace. */
+const isRouteTopic = (topic: string, prefix: string, ha: string) =>
+  ROUTE_KEYS.some((key) => parseTopic(key, topic, prefix, ha) !== null);
+
+const ROUTE_KEYS = Object.keys(ROUTES) as RouteKey[];
 
 /** Rules every publisher obeys, authenticated or not. */
 export function checkPublishCommon(topic: string, retain: boolean, prefix = DEFAULT_TOPIC_PREFIX): Verdict {
@@ -124,22 +175,12 @@ export function checkPublishCommon(topic: string, retain: boolean, prefix = DEFA
   return OK;
 }
 
-/** The roles that announce a Home Assistant device, and the object id their device has. */
-const DISCOVERING_ROLES = new Set(['controller', 'simulator']);
-
 /**
- * `<ha>/device/outpost_<role>_<id>/config` for the user's own role and id: each account announces its own
- * device only, and cannot overwrite another's (a simulator replacing the controller's switches).
+ * A publish is allowed when a route of the topic map grants it to the account's role: its own
+ * instance's topics, the controller's commands to relay nodes, automation's commands and Home
+ * Assistant's birth, each account's own discovery config (`<ha>/device/outpost_<role>_<id>/config`).
+ * A topic no route lists may be published by a service under its own `<role>/<id>/` (ROLE_SCOPES).
  */
-function isOwnDiscovery(user: Principal, topic: string, ha: string): boolean {
-  if (!DISCOVERING_ROLES.has(user.role)) return false;
-  const head = `${ha}/device/outpost_${user.role}_`;
-  if (!topic.startsWith(head) || !topic.endsWith('/config')) return false;
-  const id = topic.slice(head.length, -'/config'.length);
-  if (id.length === 0 || id.includes('/')) return false;
-  return user.id === '*' || id === user.id;
-}
-
 export function canPublish(
   user: Principal,
   topic: string,
@@ -149,9 +190,14 @@ export function canPublish(
 ): Verdict {
   const common = checkPublishCommon(topic, retain, prefix);
   if (!common.ok) return common;
-  const rules = rulesFor(user, prefix, ha);
-  if (rules.publish.some((f) => filterMatches(f, topic))) return OK;
-  if (isOwnDiscovery(user, topic, ha)) return OK;
+  const levels = topic.split('/');
+  if (rulesFor(user, 'publish', prefix, ha).some((r) => ruleMatches(r, levels))) return OK;
+  if (
+    ROLE_SCOPES[user.role].ownTopics &&
+    filterMatches(ownNamespace(user, prefix), topic) &&
+    !isRouteTopic(topic, prefix, ha)
+  )
+    return OK;
   return refuse(`role ${user.role} (id ${user.id}) may not publish to ${topic}`);
 }
 
@@ -196,9 +242,10 @@ export function canSubscribe(
   if (filter.length === 0) return refuse('empty filter');
   if (namesOthersRequests(user, filter, prefix))
     return refuse(`role ${user.role} (id ${user.id}) may not read requests and responses of ${filter}`);
-  const rules = rulesFor(user, prefix, ha);
-  if (rules.subscribe === null) return OK;
-  if (rules.subscribe.some((allowed) => filterCovers(allowed, filter))) return OK;
+  const scope = readScope(user, prefix, ha);
+  if (scope === null) return OK;
+  const granted = rulesFor(user, 'subscribe', prefix, ha).map(ruleFilter);
+  if ([...scope, ...granted].some((allowed) => allowed !== null && filterCovers(allowed, filter))) return OK;
   return refuse(`role ${user.role} (id ${user.id}) may not subscribe to ${filter}`);
 }
 
