@@ -67,6 +67,9 @@ export const FleetGeneratorSite = z.object({
   physical_safety_engaged: z.boolean().nullable(),
   /** The controller's standing generator health alarm; absent while there is none. */
   health_alarm: HealthAlarm.optional(),
+  /** Where the site is, from the dashboard's SITE_LOCATIONS; absent when it is not configured. */
+  lat: z.number().min(-90).max(90).optional(),
+  lon: z.number().min(-180).max(180).optional(),
 });
 export type FleetGeneratorSite = z.infer<typeof FleetGeneratorSite>;
 

@@ -7,7 +7,7 @@ import {
   parseConfig,
 } from '@outpost/runtime';
 import { z } from 'zod';
-import { parseSites, type SiteSpec } from './domain/sites.js';
+import { locateSites, parseSiteLocations, parseSites, type SiteSpec } from './domain/sites.js';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -50,6 +50,19 @@ const siteList = z
   })
   .default([]);
 
+const siteLocations = z
+  .string()
+  .max(100_000)
+  .transform((value, ctx) => {
+    try {
+      return parseSiteLocations(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  })
+  .default(new Map());
+
 export const dashboardEnvSchema = z.object({
   ...baseEnvShape,
   DASHBOARD_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -58,6 +71,8 @@ export const dashboardEnvSchema = z.object({
   EXPECTED_SIMULATORS: idList,
   /** Generator sites to show: `controller` or `controller:relaynode`, comma-separated. */
   EXPECTED_SITES: siteList,
+  /** Where generator sites stand on the fleet map: `controller:lat:lon`, comma-separated. */
+  SITE_LOCATIONS: siteLocations,
   /** Optional `user:password`; unset, the dashboard has no authentication, as its spec says. */
   DASHBOARD_AUTH: z
     .string()
@@ -138,7 +153,7 @@ export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     serviceId: e.SERVICE_ID,
     logLevel: e.LOG_LEVEL,
     expectedSimulators: e.EXPECTED_SIMULATORS,
-    expectedSites: e.EXPECTED_SITES,
+    expectedSites: locateSites(e.EXPECTED_SITES, e.SITE_LOCATIONS),
     auth:
       e.DASHBOARD_AUTH && colon > 0
         ? { username: e.DASHBOARD_AUTH.slice(0, colon), password: e.DASHBOARD_AUTH.slice(colon + 1) }

@@ -36,10 +36,25 @@ describe('dashboard configuration (environment only)', () => {
     expect(c.publish).toBe(false);
   });
 
+  it('places generator sites from SITE_LOCATIONS, adding a located site EXPECTED_SITES leaves out', () => {
+    const c = parseDashboardConfig({
+      EXPECTED_SITES: 'main,north:north-relay',
+      SITE_LOCATIONS: 'north:45.59:-122.6, shed:-33.9:151.2',
+    });
+    expect(c.expectedSites).toEqual([
+      { id: 'main', relaynode: 'main' },
+      { id: 'north', relaynode: 'north-relay', location: { lat: 45.59, lon: -122.6 } },
+      { id: 'shed', relaynode: 'shed', location: { lat: -33.9, lon: 151.2 } },
+    ]);
+  });
+
   it.each([
     ['EXPECTED_SIMULATORS', 'sim-a,bad/id'],
     ['EXPECTED_SIMULATORS', 'sim+'],
     ['EXPECTED_SITES', 'a:b:c'],
+    ['SITE_LOCATIONS', 'main:91:0'],
+    ['SITE_LOCATIONS', 'main:37.6,-122.3'],
+    ['SITE_LOCATIONS', 'main:north:west'],
     ['DASHBOARD_AUTH', 'nocolon'],
     ['DASHBOARD_PORT', '70000'],
   ])('a bad %s is refused naming the variable', (name, value) => {

@@ -11,6 +11,13 @@ export interface SiteSpec {
   id: string;
   /** The relay node it drives; the controller's id unless configured otherwise. */
   relaynode: string;
+  /** Where it stands, for the fleet map (SITE_LOCATIONS). */
+  location?: SiteLocation;
+}
+
+export interface SiteLocation {
+  lat: number;
+  lon: number;
 }
 
 interface Site {
@@ -36,6 +43,41 @@ export function parseSites(value: string): SiteSpec[] {
     if (!m) throw new Error(`"${item}" is not a controller id or controller:relaynode pair`);
     const id = m[1] as string;
     if (!out.some((s) => s.id === id)) out.push({ id, relaynode: m[2] ?? id });
+  }
+  return out;
+}
+
+/**
+ * `controller:lat:lon` entries of SITE_LOCATIONS (`main:37.6213:-122.379`), decimal degrees. Throws
+ * naming the bad entry.
+ */
+export function parseSiteLocations(value: string): Map<string, SiteLocation> {
+  const out = new Map<string, SiteLocation>();
+  for (const raw of value.split(',')) {
+    const item = raw.trim();
+    if (!item) continue;
+    const m = /^([A-Za-z0-9_-]{1,64}):(-?\d{1,3}(?:\.\d+)?):(-?\d{1,3}(?:\.\d+)?)$/.exec(item);
+    const lat = Number(m?.[2]);
+    const lon = Number(m?.[3]);
+    if (!m || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+      throw new Error(`"${item}" is not controller:latitude:longitude in decimal degrees`);
+    }
+    out.set(m[1] as string, { lat, lon });
+  }
+  return out;
+}
+
+/** EXPECTED_SITES with their SITE_LOCATIONS; a located site that is not listed is shown too. */
+export function locateSites(
+  sites: readonly SiteSpec[],
+  locations: ReadonlyMap<string, SiteLocation>,
+): SiteSpec[] {
+  const out = sites.map((s) => {
+    const location = locations.get(s.id);
+    return location ? { ...s, location } : s;
+  });
+  for (const [id, location] of locations) {
+    if (!out.some((s) => s.id === id)) out.push({ id, relaynode: id, location });
   }
   return out;
 }
@@ -94,6 +136,7 @@ export class SiteTracker {
         failsafe_triggered: relay?.failsafe_triggered ?? st?.failsafe_triggered ?? null,
         physical_safety_engaged: relay?.physical_safety_engaged ?? st?.slave_physical_safety_engaged ?? null,
         ...(st?.health_alarm ? { health_alarm: st.health_alarm } : {}),
+        ...(s.spec.location ?? {}),
       };
     });
   }

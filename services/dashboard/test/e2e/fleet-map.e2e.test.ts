@@ -26,10 +26,18 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
     const port = await freePort();
     dash = await startService(
       DASHBOARD_MAIN,
-      { HOST: '127.0.0.1', PORT: String(port), MQTT_URL: broker.url },
+      {
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        MQTT_URL: broker.url,
+        EXPECTED_SITES: 'main',
+        SITE_LOCATIONS: 'main:37.6213:-122.379,north:45.59:-122.6',
+      },
       port,
     );
     client = await mqtt.connectAsync(broker.url, { protocolVersion: 4 });
+    // Site main's controller is up; north's never reported, so it is drawn as needing a look.
+    await client.publishAsync('outpost/controller/main/availability', 'online', { retain: true, qos: 1 });
     // 5,000 simulators spread over the western United States, every tenth one offline.
     for (let i = 0; i < COUNT; i++) {
       const id = `sim-${String(i).padStart(4, '0')}`;
@@ -65,6 +73,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
     const map = page.getByTestId('fleet-map');
     await expect.poll(() => map.getAttribute('data-points'), { timeout: 30_000 }).toBe(String(COUNT));
     await expect.poll(() => map.getAttribute('data-land'), { timeout: 10_000 }).toBe('yes');
+    await expect.poll(() => map.getAttribute('data-sites'), { timeout: 10_000 }).toBe('main:ok north:alert');
     // Several frames: the fleet state arrives once a second and each one redraws the map.
     const frames: number[] = [];
     for (let i = 0; i < 3; i++) {

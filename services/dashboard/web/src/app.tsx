@@ -100,7 +100,7 @@ export function App() {
         />
       </Card>
       <Card title="Map">
-        <FleetMap sims={shownSims} />
+        <FleetMap sims={shownSims} sites={shownSites} />
       </Card>
     </AppShell>
   );

@@ -12,13 +12,7 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
       const word = s.status ?? (s.online ? 'online' : 'offline');
       return (
         <span
-          class={
-            word === 'online'
-              ? 'good'
-              : word === 'online, idle' || word === 'stopped'
-                ? 'muted'
-                : 'bad'
-          }
+          class={word === 'online' ? 'good' : word === 'online, idle' || word === 'stopped' ? 'muted' : 'bad'}
         >
           {word}
         </span>

@@ -1,6 +1,6 @@
 import { type Basemap, formatLat, formatLon, landPath, loadBasemap, project, unproject } from '@outpost/ui';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { FleetSimulator } from './types.js';
+import type { FleetSimulator, FleetSite } from './types.js';
 
 const W = 960;
 const H = 600;
@@ -8,9 +8,16 @@ const H = 600;
 const MAX_LABELS = 40;
 
 type Located = FleetSimulator & { lat: number; lon: number };
+type LocatedSite = FleetSite & { lat: number; lon: number };
+/** Half the side of a site's square: bigger than a simulator's dot, so a site shows among thousands. */
+const SITE = 6;
+
+/** A site needs a look when its controller is gone, its EPO is pressed or it raises a health alarm. */
+const siteTrouble = (s: FleetSite) =>
+  !s.controller_online || s.physical_safety_engaged === true || s.health_alarm !== undefined;
 
 /** The zoom at which the points' box fills most of the canvas (at most 12, a city). */
-function fit(points: readonly Located[]): { zoom: number; lat: number; lon: number } {
+function fit(points: readonly { lat: number; lon: number }[]): { zoom: number; lat: number; lon: number } {
   let [s, n, w, e] = [90, -90, 180, -180];
   for (const p of points) {
     s = Math.min(s, p.lat);
@@ -35,11 +42,17 @@ function cssVar(el: Element, name: string, fallback: string): string {
 }
 
 /** Draws one frame and answers how long it took, in milliseconds. */
-function draw(canvas: HTMLCanvasElement, points: readonly Located[], basemap: Basemap | null): number {
+function draw(
+  canvas: HTMLCanvasElement,
+  points: readonly Located[],
+  sites: readonly LocatedSite[],
+  basemap: Basemap | null,
+): number {
   const started = performance.now();
   const ctx = canvas.getContext('2d');
   if (!ctx) return 0;
-  const view = points.length > 0 ? fit(points) : { zoom: 1, lat: 20, lon: 0 };
+  const all = [...points, ...sites];
+  const view = all.length > 0 ? fit(all) : { zoom: 1, lat: 20, lon: 0 };
   const c = project(view.lat, view.lon, view.zoom);
   const x0 = c.x - W / 2;
   const y0 = c.y - H / 2;
@@ -76,9 +89,24 @@ function draw(canvas: HTMLCanvasElement, points: readonly Located[], basemap: Ba
   ctx.fill(on);
   ctx.fillStyle = cssVar(canvas, '--bad', '#c62828');
   ctx.fill(off);
+  // Generator sites on top, as outlined squares: green running well, amber when it needs a look.
+  for (const site of sites) {
+    const q = project(site.lat, site.lon, view.zoom);
+    ctx.fillStyle = siteTrouble(site)
+      ? cssVar(canvas, '--warn', '#b26a00')
+      : cssVar(canvas, '--good', '#1a7f37');
+    ctx.fillRect(q.x - x0 - SITE, q.y - y0 - SITE, SITE * 2, SITE * 2);
+    ctx.strokeStyle = cssVar(canvas, '--text', '#111');
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(q.x - x0 - SITE, q.y - y0 - SITE, SITE * 2, SITE * 2);
+  }
+  ctx.font = '600 13px system-ui, sans-serif';
+  ctx.fillStyle = cssVar(canvas, '--text', '#111');
+  for (const site of sites) {
+    const q = project(site.lat, site.lon, view.zoom);
+    ctx.fillText(site.id, q.x - x0 + SITE + 3, q.y - y0 + 4);
+  }
   if (points.length <= MAX_LABELS) {
-    ctx.font = '600 13px system-ui, sans-serif';
-    ctx.fillStyle = cssVar(canvas, '--text', '#111');
     for (const p of points) {
       const q = project(p.lat, p.lon, view.zoom);
       ctx.fillText(p.id, q.x - x0 + 7, q.y - y0 + 4);
@@ -88,10 +116,11 @@ function draw(canvas: HTMLCanvasElement, points: readonly Located[], basemap: Ba
 }
 
 /**
- * Every located simulator on a canvas over the offline land basemap: green online, red not. A
+ * Every located simulator on a canvas over the offline land basemap (green online, red not) and every
+ * located generator site as a square. A
  * canvas rather than SVG so thousands of markers redraw each second without thousands of nodes.
  */
-export function FleetMap({ sims }: { sims: readonly FleetSimulator[] }) {
+export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sites: readonly FleetSite[] }) {
   const ref = useRef<HTMLCanvasElement>(null);
   const [basemap, setBasemap] = useState<Basemap | null>(null);
   useEffect(() => {
@@ -100,24 +129,26 @@ export function FleetMap({ sims }: { sims: readonly FleetSimulator[] }) {
       .catch(() => {});
   }, []);
   const located = sims.filter((s): s is Located => s.lat !== null && s.lon !== null);
+  const locatedSites = sites.filter((s): s is LocatedSite => s.lat !== undefined && s.lon !== undefined);
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
-    const ms = draw(canvas, located, basemap);
+    const ms = draw(canvas, located, locatedSites, basemap);
     // Read by the browser test: how long the last frame took and what it drew.
     canvas.dataset.frameMs = ms.toFixed(1);
     canvas.dataset.points = String(located.length);
+    canvas.dataset.sites = locatedSites.map((s) => `${s.id}:${siteTrouble(s) ? 'alert' : 'ok'}`).join(' ');
     canvas.dataset.land = basemap ? 'yes' : 'no';
   });
   return (
-    <figure class="geo-map" aria-label="Simulator positions">
+    <figure class="geo-map" aria-label="Simulator and generator site positions">
       <canvas
         ref={ref}
         width={W}
         height={H}
         data-testid="fleet-map"
         role="img"
-        aria-label="Simulator positions"
+        aria-label="Simulator and generator site positions"
       />
       <figcaption class="geo-caption">
         {located.length === 1
@@ -125,6 +156,9 @@ export function FleetMap({ sims }: { sims: readonly FleetSimulator[] }) {
           : located.length === 0
             ? 'No position'
             : `${located.length} positions`}
+        {locatedSites.length > 0
+          ? ` · ${locatedSites.length} generator site${locatedSites.length === 1 ? '' : 's'}`
+          : ''}
       </figcaption>
     </figure>
   );
