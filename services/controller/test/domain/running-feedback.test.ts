@@ -49,6 +49,19 @@ describe('running feedback', () => {
     });
   });
 
+  it('a run confirmed before does not excuse the next one: its own missing feedback still fails it', async () => {
+    const h = await harness({ armed: true, settings: { health: API } });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.controller.runningFeedback('api', true);
+    await h.advance(600 * SEC);
+    await h.controller.stop('manual', USER);
+    await h.controller.runningFeedback('api', false);
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.advance(60 * SEC);
+    expect(h.relay.last).toBe(false);
+    expect(h.controller.view()).toMatchObject({ running: false, health_alarm: 'fail_to_start' });
+  });
+
   it('keep_running policy: the alarm fires once and the relay stays ON', async () => {
     const h = await harness({ armed: true, settings: { health: KEEP } });
     await h.controller.start({ trigger: 'manual', actor: USER });

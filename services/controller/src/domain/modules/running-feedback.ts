@@ -34,6 +34,8 @@ export class RunningFeedback implements ControllerModule {
     events.on('runStarted', () => {
       this.alarmed = false;
       this.confirmedAt = this.value === true ? this.core.now : null;
+      // The start's own rearm ran before this event, still seeing the previous run's confirmation.
+      this.confirmTimer.at(this.confirmDeadlineAt());
       // A commanded start while the panel already runs it: Outpost takes the run over.
       if (this.external.active) this.afterSection(() => this.external.end('taken over by a commanded start'));
     });
