@@ -1,20 +1,14 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BUS_ROLES } from '@outpost/contracts/topic-routes';
 import { z } from 'zod';
 
 /** The file the launcher writes into DATA_DIR and the broker reads. */
 export const USERS_FILE_NAME = 'mqtt-users.json';
 
-export const ROLES = [
-  'controller',
-  'relaynode',
-  'notifier',
-  'simulator',
-  'dashboard',
-  'automation',
-  'viewer',
-] as const;
+/** The bus's roles, as the topic map (and so the ACL) knows them. */
+export const ROLES = BUS_ROLES;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
