@@ -62,6 +62,17 @@ describe('running feedback', () => {
     expect(h.controller.view()).toMatchObject({ running: false, health_alarm: 'fail_to_start' });
   });
 
+  it('a source chosen during a run gives that run a full confirm window from then', async () => {
+    const h = await harness({ armed: true });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.advance(3600 * SEC);
+    await h.controller.updateHealthSettings({ running_feedback_source: 'api' }, USER);
+    await h.advance(59 * SEC);
+    expect(h.controller.view()).toMatchObject({ running: true, health_alarm: null });
+    await h.advance(1 * SEC);
+    expect(h.controller.view()).toMatchObject({ running: false, health_alarm: 'fail_to_start' });
+  });
+
   it('keep_running policy: the alarm fires once and the relay stays ON', async () => {
     const h = await harness({ armed: true, settings: { health: KEEP } });
     await h.controller.start({ trigger: 'manual', actor: USER });

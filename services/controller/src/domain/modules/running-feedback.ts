@@ -23,6 +23,8 @@ export class RunningFeedback implements ControllerModule {
   private confirmedAt: number | null = null;
   /** The current run already raised its alarm (keep_running policy): it is not raised again. */
   private alarmed = false;
+  /** A source chosen during a run gets its full confirm window from then, not from the run's start. */
+  private confirmFrom = 0;
 
   constructor(private readonly core: ModuleHost) {
     this.confirmTimer = new TimerSlot(core.clock, () => this.confirmDeadline());
@@ -33,6 +35,7 @@ export class RunningFeedback implements ControllerModule {
     const events = this.core.events;
     events.on('runStarted', () => {
       this.alarmed = false;
+      this.confirmFrom = 0;
       this.confirmedAt = this.value === true ? this.core.now : null;
       // The start's own rearm ran before this event, still seeing the previous run's confirmation.
       this.confirmTimer.at(this.confirmDeadlineAt());
@@ -95,6 +98,7 @@ export class RunningFeedback implements ControllerModule {
     const core = this.core;
     return core.serial.run(async () => {
       if (previous === this.source) return;
+      this.confirmFrom = core.now;
       if (this.source === 'none' || this.value !== true)
         await this.external.end('running feedback source changed');
       else if (core.state.generator_running && this.confirmedAt === null) this.confirmedAt = core.now;
@@ -151,7 +155,7 @@ export class RunningFeedback implements ControllerModule {
     const s = this.core.state;
     if (this.source === 'none' || !s.generator_running || this.confirmedAt !== null || this.alarmed)
       return null;
-    return (s.generator_start_time ?? this.core.now) + this.confirmMs;
+    return Math.max(s.generator_start_time ?? this.core.now, this.confirmFrom) + this.confirmMs;
   }
 
   private confirmDeadline(): void {
