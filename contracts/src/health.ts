@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { RowId, UnixSeconds } from './common.js';
 
-/** Where "the generator is actually running" comes from; `none` keeps the controller as it was. */
-export const FEEDBACK_SOURCES = ['none', 'gpio', 'mqtt', 'api'] as const;
+/**
+ * Where "the generator is actually running" comes from: the controller's GPIO line, the relay node's
+ * (its retained state), MQTT or the API; `none` keeps the controller as it was.
+ */
+export const FEEDBACK_SOURCES = ['none', 'gpio', 'relaynode', 'mqtt', 'api'] as const;
 export const FeedbackSource = z.enum(FEEDBACK_SOURCES);
 export type FeedbackSource = z.infer<typeof FeedbackSource>;
 
@@ -20,22 +23,25 @@ export type HealthAlarm = z.infer<typeof HealthAlarm>;
 
 const ON_OFF: Record<string, boolean> = { on: true, off: false, true: true, false: false };
 
+/** `ON`, `OFF`, `true`, `false` (any case) or `{"running": true|false}`, blanks around allowed. */
+const FEEDBACK_TEXT =
+  /^\s*(?:[Oo][Nn]|[Oo][Ff][Ff]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|\{\s*"running"\s*:\s*(?:true|false)\s*\})\s*$/;
+
 /**
  * Retained `controller/<id>/running_feedback`: `ON` / `OFF` (Home Assistant, a smart plug) or JSON
- * `{"running": true}` (an energy meter's automation). Parsed to a boolean.
+ * `{"running": true}` (an energy meter's automation). Read as a boolean; a boolean is also what is
+ * written back, so a decoded value can be sent again.
  */
-export const RunningFeedbackPayload = z.string().transform((text, ctx): boolean => {
-  const word = ON_OFF[text.trim().toLowerCase()];
-  if (word !== undefined) return word;
-  try {
-    const parsed = z.object({ running: z.boolean() }).safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data.running;
-  } catch {
-    // not JSON either: reported below
-  }
-  ctx.addIssue({ code: 'custom', message: 'expected ON, OFF or {"running": true|false}' });
-  return z.NEVER;
-});
+export const RunningFeedbackPayload = z.union([
+  z.boolean(),
+  z
+    .string()
+    .regex(FEEDBACK_TEXT, 'expected ON, OFF or {"running": true|false}')
+    .transform((text): boolean => {
+      const word = ON_OFF[text.trim().toLowerCase()];
+      return word ?? (JSON.parse(text) as { running: boolean }).running;
+    }),
+]);
 
 /** POST /api/health/running-feedback and the dev input. */
 export const RunningFeedbackRequest = z.object({ running: z.boolean() }).strict();
