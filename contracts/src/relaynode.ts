@@ -99,6 +99,8 @@ export const RelaynodeState = z.object({
   last_heartbeat: UnixSeconds.nullable(),
   timeout_seconds: z.number().int().positive(),
   updated_at: UpdatedAtFromEarlierVersions,
+  /** The generator's running feedback on the node's input (RUNNING_FEEDBACK_PIN); absent without one. */
+  running_feedback: z.boolean().optional(),
 });
 export type RelaynodeState = z.infer<typeof RelaynodeState>;
 

@@ -15,7 +15,7 @@ import { attachBus } from './bus/relaynode-bus.js';
 import { pressMockEpo } from './gateway/dev-routes.js';
 import type { RelaynodeConfig } from './config.js';
 import { Alerts } from './domain/alerts.js';
-import { EpoMonitor } from './domain/epo.js';
+import { EpoMonitor, FEEDBACK_POLL_MS, FEEDBACK_REQUIRED_READS } from './domain/epo.js';
 import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
 import { chooseIo, type IoChoice } from './hardware/io-factory.js';
@@ -62,6 +62,7 @@ export async function startRelayNode(o: StartOptions) {
       pins: [
         { variable: 'RELAY_PIN', pin: config.relayPin },
         ...(epoWanted ? [{ variable: 'EPO_PIN', pin: config.epoPin }] : []),
+        ...(config.feedbackPin ? [{ variable: 'RUNNING_FEEDBACK_PIN', pin: config.feedbackPin }] : []),
       ],
     }));
   const epoEnabled = config.hardwareSafety || io.kind === 'mock';
@@ -74,12 +75,16 @@ export async function startRelayNode(o: StartOptions) {
     log.warn({ io: io.kind }, 'DEV_MODE=true ignored: development endpoints need mock hardware');
   }
   if (io.mock) io.mock.setInput(config.epoPin, config.epoActiveLow ? 1 : 0); // contact released
+  const feedbackActiveLow = config.feedbackActiveLow ?? true;
+  if (io.mock && config.feedbackPin) io.mock.setInput(config.feedbackPin, feedbackActiveLow ? 1 : 0);
   const driver = await RelayDriver.open({
     io: io.io,
     relayPin: config.relayPin,
     relayActiveLow: config.relayActiveLow,
     epoPin: epoEnabled ? config.epoPin : undefined,
     epoActiveLow: config.epoActiveLow,
+    feedbackPin: config.feedbackPin,
+    feedbackActiveLow,
   });
   log.info(
     { io: io.kind, relay_pin: config.relayPin, active_low: config.relayActiveLow },
@@ -121,6 +126,18 @@ export async function startRelayNode(o: StartOptions) {
     ? new EpoMonitor({ clock, read: () => driver.epoPressed(), onChange: (e) => core.setEpo(e) })
     : null;
   epo?.start();
+  // The generator's running feedback: reported in the retained state for the controller, 1 s debounce.
+  const feedback = config.feedbackPin
+    ? new EpoMonitor({
+        clock,
+        read: () => driver.feedbackActive(),
+        onChange: (running) => core.setRunningFeedback(running),
+        pollMs: FEEDBACK_POLL_MS,
+        requiredReads: FEEDBACK_REQUIRED_READS,
+      })
+    : null;
+  if (feedback) core.setRunningFeedback(false);
+  feedback?.start();
 
   const scheduler = new RebootScheduler({ clock, settings, relayOn: () => core.isRelayOn, power, log });
   scheduler.start();
@@ -182,6 +199,8 @@ export async function startRelayNode(o: StartOptions) {
             relayActiveLow: config.relayActiveLow,
             epoPin: config.epoPin,
             epoActiveLow: config.epoActiveLow,
+            feedbackPin: config.feedbackPin,
+            feedbackActiveLow,
             hardwareSafety: config.hardwareSafety,
             powerCalls: () => (power instanceof RecordingPower ? [...power.calls] : []),
           }
@@ -217,6 +236,7 @@ export async function startRelayNode(o: StartOptions) {
       core.stop(reason);
       driver.close();
       epo?.stop();
+      feedback?.stop();
       scheduler.stop();
       await server?.close().catch(() => undefined);
       await bus?.close().catch(() => undefined);

@@ -51,6 +51,9 @@ export const RelaynodeEnv = z.object({
   RELAY_ACTIVE_LOW: optBool,
   EPO_PIN: gpioPin,
   EPO_ACTIVE_LOW: optBool,
+  /** The generator's running feedback (AC-sense relay, run output, oil-pressure switch); unset: none. */
+  RUNNING_FEEDBACK_PIN: gpioPin,
+  RUNNING_FEEDBACK_ACTIVE_LOW: optBool,
   GPIO_MODE: z.enum(GPIO_MODES).default('auto'),
   RELAYNODE_ID: z
     .string()
@@ -77,6 +80,10 @@ export interface RelaynodeConfig {
   relayActiveLow: boolean;
   epoPin: string;
   epoActiveLow: boolean;
+  /** RUNNING_FEEDBACK_PIN; undefined: the node reports no running feedback. */
+  feedbackPin?: string | undefined;
+  /** A contact to ground with the pull-up (the default) reads LOW while the generator runs. */
+  feedbackActiveLow?: boolean;
   dataDir: string;
   logLevel: string;
   /** OUTBOUND_ALLOWED_NETWORKS: private and loopback ranges notifier URLs may reach. */
@@ -113,6 +120,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfi
     relayActiveLow: e.RELAY_ACTIVE_LOW ?? preset.relayActiveLow,
     epoPin: e.EPO_PIN ?? preset.epoPin,
     epoActiveLow: e.EPO_ACTIVE_LOW ?? preset.epoActiveLow,
+    feedbackPin: e.RUNNING_FEEDBACK_PIN,
+    feedbackActiveLow: e.RUNNING_FEEDBACK_ACTIVE_LOW ?? true,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     outboundAllowedNetworks: e.OUTBOUND_ALLOWED_NETWORKS,

@@ -21,7 +21,8 @@ const RESYNC_MIN_MS = 250;
 /**
  * Follows the relay node over MQTT (availability and retained state), applies the connection rule
  * once per heartbeat interval, and reports connection, missed heartbeats, EPO, relay and failsafe to
- * the state machine. A node that comes back (or reboots) gets a heartbeat at once.
+ * the state machine, and the node's running feedback when it has that input. A node that comes back
+ * (or reboots) gets a heartbeat at once.
  */
 export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<RelayNodeConnection> {
   const { bus, relaynodeId: id, heartbeat, controller, clock, logger } = opts;
@@ -58,6 +59,12 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
     heartbeat.applied(state.epoch, state.applied_seq);
     report(link.state(state, clock.now()));
     resyncIfNeeded();
+    // A node with a running-feedback input reports it; the health settings decide whether it counts.
+    if (state.running_feedback !== undefined) {
+      controller
+        .runningFeedback('relaynode', state.running_feedback)
+        .catch((err: unknown) => logger.error({ err }, 'running feedback from the relay node failed'));
+    }
   });
   return link;
 }

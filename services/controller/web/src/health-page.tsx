@@ -8,7 +8,8 @@ import type { ExerciseReport, HealthStatus, History } from './types.js';
 
 const SOURCES: { value: HealthStatus['running_feedback_source']; label: string }[] = [
   { value: 'none', label: 'None (trust the relay)' },
-  { value: 'gpio', label: 'GPIO input' },
+  { value: 'gpio', label: 'GPIO input on the controller' },
+  { value: 'relaynode', label: 'GPIO input on the relay node' },
   { value: 'mqtt', label: 'MQTT topic (Home Assistant, smart plug)' },
   { value: 'api', label: 'REST API' },
 ];

@@ -3,6 +3,9 @@ import type { Clock, TimerHandle } from '@outpost/runtime/clock';
 /** Spec, hardware switches: the EPO input is polled every 25 ms and needs 2 consecutive reads. */
 export const EPO_POLL_MS = 25;
 export const EPO_REQUIRED_READS = 2;
+/** The running-feedback input: an AC-sense contact chatters while the engine catches, so 1 s stable. */
+export const FEEDBACK_POLL_MS = 100;
+export const FEEDBACK_REQUIRED_READS = 10;
 
 /** Debounces the normally-open EPO signalling contact: a change needs N equal consecutive reads. */
 export class EpoDebouncer {
@@ -42,13 +45,18 @@ export interface EpoMonitorOptions {
   read: () => boolean | null;
   onChange: (engaged: boolean) => void;
   pollMs?: number;
+  /** Equal consecutive reads a change needs (the running-feedback input asks for more than the EPO). */
+  requiredReads?: number;
 }
 
+/** A polled, debounced contact: the EPO, and the same way the generator's running feedback. */
 export class EpoMonitor {
-  private readonly debouncer = new EpoDebouncer();
+  private readonly debouncer: EpoDebouncer;
   private timer: TimerHandle | null = null;
 
-  constructor(private readonly opts: EpoMonitorOptions) {}
+  constructor(private readonly opts: EpoMonitorOptions) {
+    this.debouncer = new EpoDebouncer(opts.requiredReads ?? EPO_REQUIRED_READS);
+  }
 
   get engaged(): boolean {
     return this.debouncer.engaged;

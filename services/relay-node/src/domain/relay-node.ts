@@ -61,6 +61,8 @@ export class RelayNode {
   private relayOn = false;
   private armed = false;
   private epoEngaged = false;
+  /** null: no running-feedback input on this node. */
+  private runningFeedback: boolean | null = null;
   private readonly order = new LeaseOrder();
   private readonly failsafe: FailsafeMonitor;
   private readonly listeners = new Set<Listener>();
@@ -160,6 +162,13 @@ export class RelayNode {
   }
 
   /** From the debounced EPO monitor. Engaging drops the relay at once. */
+  /** The running-feedback input (debounced); only reported, the node never acts on it. */
+  setRunningFeedback(running: boolean): void {
+    if (running === this.runningFeedback) return;
+    this.runningFeedback = running;
+    this.emit();
+  }
+
   setEpo(engaged: boolean): void {
     if (engaged === this.epoEngaged) return;
     this.epoEngaged = engaged;
@@ -225,6 +234,7 @@ export class RelayNode {
       last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
       timeout_seconds: s.timeoutSeconds,
       updated_at: Math.floor(this.opts.clock.now() / 1000),
+      ...(this.runningFeedback === null ? {} : { running_feedback: this.runningFeedback }),
     };
   }
 

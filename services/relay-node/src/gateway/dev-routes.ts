@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { relaynode } from '@outpost/contracts';
+import { health, relaynode } from '@outpost/contracts';
 import { z } from 'zod';
 import type { RelayNode } from '../domain/relay-node.js';
 import type { MockIO } from '../hardware/mock-io.js';
@@ -13,6 +13,9 @@ export interface DevContext {
   relayActiveLow: boolean;
   epoPin: string;
   epoActiveLow: boolean;
+  /** RUNNING_FEEDBACK_PIN, when the node has a running-feedback input. */
+  feedbackPin?: string | undefined;
+  feedbackActiveLow?: boolean;
   hardwareSafety: boolean;
   powerCalls: () => string[];
 }
@@ -45,6 +48,7 @@ export function mountDevRoutes(app: OpenAPIHono, d: DevContext): void {
       epo: { pin: d.epoPin, active_low: d.epoActiveLow, level: d.io.level(d.epoPin) },
     },
     power_calls: d.powerCalls(),
+    running_feedback: d.node.state().running_feedback ?? null,
   });
 
   app.openapi(
@@ -70,6 +74,26 @@ export function mountDevRoutes(app: OpenAPIHono, d: DevContext): void {
     }),
     async (c) => {
       await pressMockEpo(d, c.req.valid('json').engaged);
+      return c.json(status(), 200);
+    },
+  );
+
+  const feedbackPin = d.feedbackPin;
+  if (!feedbackPin) return;
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/dev/running-feedback',
+      tags: ['dev'],
+      security,
+      summary:
+        'Close (running: true) or open the mock running-feedback contact; it counts after its 1 s debounce',
+      request: body(health.RunningFeedbackRequest),
+      responses: { 200: json(Status), ...authErrors },
+    }),
+    (c) => {
+      const active = d.feedbackActiveLow === false ? 1 : 0;
+      d.io.setInput(feedbackPin, c.req.valid('json').running ? active : 1 - active);
       return c.json(status(), 200);
     },
   );

@@ -27,12 +27,16 @@ export interface RelayDriverOptions {
   /** EPO signalling contact; omitted when the EPO monitor is off. */
   epoPin?: string | undefined;
   epoActiveLow?: boolean;
+  /** The generator's running-feedback contact; omitted when the node has none. */
+  feedbackPin?: string | undefined;
+  feedbackActiveLow?: boolean;
   readyTimeoutMs?: number;
 }
 
 export class RelayDriver implements RelayOutput {
   private on = false;
   private epoLevel: number | null = null;
+  private feedbackLevel: number | null = null;
   private closed = false;
 
   private constructor(
@@ -59,6 +63,13 @@ export class RelayDriver implements RelayOutput {
         driver.epoLevel = v;
       });
     }
+    if (opts.feedbackPin) {
+      board.pinMode(opts.feedbackPin, five.Pin.INPUT);
+      if (opts.feedbackActiveLow) board.digitalWrite(opts.feedbackPin, 1);
+      board.digitalRead(opts.feedbackPin, (v: number) => {
+        driver.feedbackLevel = v;
+      });
+    }
     return driver;
   }
 
@@ -77,6 +88,12 @@ export class RelayDriver implements RelayOutput {
   epoPressed(): boolean | null {
     if (this.epoLevel === null) return null;
     return this.opts.epoActiveLow ? this.epoLevel === 0 : this.epoLevel === 1;
+  }
+
+  /** True while the running-feedback contact says the generator runs; null before a read or without one. */
+  feedbackActive(): boolean | null {
+    if (this.feedbackLevel === null) return null;
+    return this.opts.feedbackActiveLow ? this.feedbackLevel === 0 : this.feedbackLevel === 1;
   }
 
   /** Exit path: relay OFF (synchronous write), then release the IO plugin. Never throws. */
