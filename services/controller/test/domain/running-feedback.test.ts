@@ -118,6 +118,35 @@ describe('running feedback', () => {
     expect(h.controller.view()).toMatchObject({ lockout_active: false, health_alarm: null });
   });
 
+  it('still running a confirm window after a commanded stop is recorded as running without a command', async () => {
+    const h = await harness({ armed: true, settings: { health: API } });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.controller.runningFeedback('api', true);
+    await h.controller.stop('manual', USER);
+    const commands = h.relay.commands.length;
+    await h.advance(59 * SEC);
+    expect(h.repo.runs).toHaveLength(1);
+    await h.advance(1 * SEC);
+    expect(h.repo.runs[1]).toMatchObject({
+      trigger_type: 'external',
+      notes: 'still running after a commanded stop',
+    });
+    expect(h.repo.events()).toContain('external_run');
+    expect(h.relay.commands.length).toBe(commands);
+  });
+
+  it('a normal run-down after a commanded stop records nothing more', async () => {
+    const h = await harness({ armed: true, settings: { health: API } });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.controller.runningFeedback('api', true);
+    await h.controller.stop('manual', USER);
+    await h.advance(20 * SEC);
+    await h.controller.runningFeedback('api', false);
+    await h.advance(120 * SEC);
+    expect(h.repo.runs).toHaveLength(1);
+    expect(h.repo.events()).not.toContain('external_run');
+  });
+
   it('feedback with no command records an external run, sends no relay command and notifies', async () => {
     const h = await harness({ armed: true, settings: { health: API } });
     const commands = h.relay.commands.length;

@@ -19,7 +19,7 @@ export class ExternalRuns {
   }
 
   /** Records the start; inside a serial section. */
-  async begin(): Promise<void> {
+  async begin(notes = 'started outside Outpost (running feedback)'): Promise<void> {
     const core = this.core;
     if (this.open) return;
     const now = core.now;
@@ -29,7 +29,7 @@ export class ExternalRuns {
     const info = {
       trigger: 'external' as const,
       start_time: now,
-      notes: 'started outside Outpost (running feedback)',
+      notes,
       fuel_type: fuel.fuel_type,
       scheduled_stop_at: null,
       scheduled_run_id: null,

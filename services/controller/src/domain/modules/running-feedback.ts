@@ -18,6 +18,8 @@ export class RunningFeedback implements ControllerModule {
   /** Latest reading of every source, so switching source picks up its current value. */
   private readonly readings: Partial<Record<health.FeedbackSource, boolean>> = {};
   private readonly confirmTimer: TimerSlot;
+  /** After a commanded stop: a generator still running when the confirm window is over ran on its own. */
+  private readonly afterStopTimer: TimerSlot;
   private readonly external: ExternalRuns;
   /** When the feedback confirmed the current commanded run; null until it has. */
   private confirmedAt: number | null = null;
@@ -28,12 +30,14 @@ export class RunningFeedback implements ControllerModule {
 
   constructor(private readonly core: ModuleHost) {
     this.confirmTimer = new TimerSlot(core.clock, () => this.confirmDeadline());
+    this.afterStopTimer = new TimerSlot(core.clock, () => this.stillRunningAfterStop());
     this.external = new ExternalRuns(core);
   }
 
   start(): void {
     const events = this.core.events;
     events.on('runStarted', () => {
+      this.afterStopTimer.cancel();
       this.alarmed = false;
       this.confirmFrom = 0;
       this.confirmedAt = this.value === true ? this.core.now : null;
@@ -45,10 +49,16 @@ export class RunningFeedback implements ControllerModule {
     events.on('rearm', () => this.confirmTimer.at(this.confirmDeadlineAt()));
     // confirmedAt stays until the next start: the exercise report of the run just closed reads it.
     events.on('runClosed', () => this.confirmTimer.cancel());
+    events.on('runStopped', (_reason, _actor, outcome) => {
+      // A run-down after the relay opens is normal; still running a whole confirm window later is not.
+      if (outcome.was_running && this.source !== 'none')
+        this.afterStopTimer.at(this.core.now + this.confirmMs);
+    });
   }
 
   stop(): void {
     this.confirmTimer.cancel();
+    this.afterStopTimer.cancel();
   }
 
   get source(): health.FeedbackSource {
@@ -178,6 +188,21 @@ export class RunningFeedback implements ControllerModule {
         await core.evaluate();
       })
       .catch((err) => core.deps.logger.error({ err }, 'fail-to-start check failed'));
+  }
+
+  private stillRunningAfterStop(): void {
+    const core = this.core;
+    void core.serial
+      .run(async () => {
+        if (core.state.generator_running || this.value !== true || this.external.active) return;
+        core.deps.logger.warn(
+          {},
+          'the generator still runs after a commanded stop: recorded as an external run',
+        );
+        await this.external.begin('still running after a commanded stop');
+        core.afterChange(false);
+      })
+      .catch((err) => core.deps.logger.error({ err }, 'running feedback after stop'));
   }
 
   /** Records the alarm (and the lockout the drop policy adds); inside a serial section. */
