@@ -62,8 +62,9 @@ export async function migratePglite(opts: MigrateOptions): Promise<PgliteMigrati
       throw new MigrationError(`DATA_DIR/${role} could not be opened: ${(err as Error).message}`);
     }
     try {
+      const fresh = !(await hasMigrated(opts.roleUrl(role), role));
       await createTables(opts.roleUrl(role), opts.migrationsFolder(role), role);
-      const tables = await copySchema(source, opts.adminUrl, role);
+      const tables = await copySchema(source, opts.adminUrl, role, fresh);
       await source.close();
       const keptAt = `${dir}.pglite-${stamp}`;
       renameSync(dir, keptAt);
@@ -73,6 +74,22 @@ export async function migratePglite(opts: MigrateOptions): Promise<PgliteMigrati
     }
   }
   return done;
+}
+
+/** The service has already set up its schema here (it ran against this server before). */
+async function hasMigrated(url: string, role: Role): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const table = `${ident(role)}.${ident('__drizzle_migrations')}`;
+    const { rows } = await client.query('SELECT to_regclass($1) AS t', [table]);
+    if (!rows[0]?.t) return false;
+    const applied = await client.query(`SELECT count(*)::int AS n FROM ${table}`);
+    return applied.rows[0].n > 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 async function createTables(url: string, migrationsFolder: string, role: Role): Promise<void> {
@@ -88,7 +105,17 @@ interface Source {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
 
-async function copySchema(source: Source, adminUrl: string, schema: Role): Promise<Record<string, number>> {
+/**
+ * `fresh`: the schema was created by this upgrade, so rows already in a table are the defaults its
+ * migrations seed (the maintenance items); the earlier version's own rows replace them. Otherwise any
+ * row there is data of this version, and the copy stops rather than mix the two.
+ */
+async function copySchema(
+  source: Source,
+  adminUrl: string,
+  schema: Role,
+  fresh: boolean,
+): Promise<Record<string, number>> {
   const { rows: tables } = await source.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables
       WHERE table_schema = $1 AND table_type = 'BASE TABLE' AND table_name <> '__drizzle_migrations'
@@ -113,8 +140,10 @@ async function copySchema(source: Source, adminUrl: string, schema: Role): Promi
       const present = await target.query('SELECT to_regclass($1) AS t', [qualified]);
       if (!present.rows[0]?.t) throw new MigrationError(`table ${schema}.${name} is not in this version`);
       const already = await target.query(`SELECT count(*)::int AS n FROM ${qualified}`);
-      if (already.rows[0].n > 0)
-        throw new MigrationError(`PostgreSQL already holds rows in ${schema}.${name}`);
+      if (already.rows[0].n > 0) {
+        if (!fresh) throw new MigrationError(`PostgreSQL already holds rows in ${schema}.${name}`);
+        await target.query(`DELETE FROM ${qualified}`);
+      }
       // JSON keeps every type's text form, and json_populate_recordset reads it back by column name.
       const { rows } = await source.query<{ j: string; n: number }>(
         `SELECT coalesce(json_agg(t), '[]')::text AS j, count(*)::int AS n FROM ${qualified} t`,
