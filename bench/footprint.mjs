@@ -173,7 +173,7 @@ async function launch(dataDir, extraEnv = {}) {
   };
   const began = performance.now();
   // The launcher's own V8 setting, as `npm start` runs it (package.json); it sets the services' itself.
-  const proc = spawn(process.execPath, ['--max-semi-space-size=1', launcher], {
+  const proc = spawn(process.execPath, ['--max-semi-space-size=1', '--v8-pool-size=1', launcher], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -41,14 +41,17 @@ let colorIndex = 0;
 /**
  * V8 settings per process, measured with bench/footprint.mjs and the benches (bench/REPORT.md). A young
  * generation capped at 1 MiB per semi-space keeps an idle service from holding the ~32 MB that start-up
- * grows it to; the broker keeps V8's default, as its QoS 1 throughput fell with the cap.
+ * grows it to. One V8 worker thread instead of Node's four saves each service the threads' stacks and
+ * malloc arenas (about 5 MB a process); a service's garbage is small enough for one helper thread. The
+ * broker keeps V8's defaults: its QoS 1 throughput fell with the semi-space cap.
  */
+const SERVICE_V8 = ['--max-semi-space-size=1', '--v8-pool-size=1'];
 export const NODE_ARGS: Record<string, string[]> = {
-  notifier: ['--max-semi-space-size=1'],
-  'relay-node': ['--max-semi-space-size=1'],
-  controller: ['--max-semi-space-size=1'],
-  simulator: ['--max-semi-space-size=1'],
-  dashboard: ['--max-semi-space-size=1'],
+  notifier: SERVICE_V8,
+  'relay-node': SERVICE_V8,
+  controller: SERVICE_V8,
+  simulator: SERVICE_V8,
+  dashboard: SERVICE_V8,
 };
 
 /** Starts a node process whose output lines are prefixed with its name. */
