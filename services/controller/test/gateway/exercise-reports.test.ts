@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/connection.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { type TestDatabase, testDatabase } from '../helpers/databases.js';
+import { useTestDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MIN = 60_000;
 const ADMIN = { who: 'admin', from: '127.0.0.1' };
-let tdb: TestDatabase;
-let database: Database;
+const db = useTestDatabase();
 let t: TestApp;
-
-beforeAll(async () => {
-  tdb = await testDatabase();
-  database = await tdb.open();
-}, 30_000);
-afterAll(async () => {
-  await database.close();
-  await tdb.cleanup();
-});
 afterEach(async () => {
   await t?.close();
 });
@@ -27,7 +16,7 @@ const reports = async () =>
 
 describe('exercise reports', () => {
   it('a confirmed exercise that ran its full duration passes, with its time to confirm', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     await t.request('PUT', '/api/health/settings', { running_feedback_source: 'api' });
     await t.request('POST', '/api/generator/arm');
     await t.svc.controller.start({ trigger: 'exercise', actor: ADMIN, duration_minutes: 15 });
@@ -48,7 +37,7 @@ describe('exercise reports', () => {
   });
 
   it('an exercise the feedback never confirmed fails, and that is an alarm', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     await t.request('PUT', '/api/health/settings', {
       running_feedback_source: 'api',
       fail_to_start_policy: 'keep_running',
@@ -63,7 +52,7 @@ describe('exercise reports', () => {
   });
 
   it('without a feedback source the report says nothing was confirmed, and an early stop raises no alarm', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     await t.request('POST', '/api/generator/arm');
     await t.svc.controller.start({ trigger: 'exercise', actor: ADMIN, duration_minutes: 15 });
     t.clock.advance(5 * MIN);

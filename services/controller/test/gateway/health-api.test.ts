@@ -1,22 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/connection.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { type TestDatabase, testDatabase } from '../helpers/databases.js';
+import { useTestDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SEC = 1000;
-let tdb: TestDatabase;
-let database: Database;
+const db = useTestDatabase();
 let t: TestApp;
-
-beforeAll(async () => {
-  tdb = await testDatabase();
-  database = await tdb.open();
-}, 30_000);
-afterAll(async () => {
-  await database.close();
-  await tdb.cleanup();
-});
 afterEach(async () => {
   await t?.close();
 });
@@ -30,7 +19,7 @@ async function advance(ms: number): Promise<void> {
 
 describe('generator health REST API', () => {
   it('starts with no running feedback source, and says so', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const res = await t.request('GET', '/api/health');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -44,7 +33,7 @@ describe('generator health REST API', () => {
   });
 
   it('a bad settings body is refused with 422 naming the field, and nothing changes', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const bad = await t.request('PUT', '/api/health/settings', {
       running_feedback_source: 'gpio',
       fail_to_start_policy: 'shrug',
@@ -57,7 +46,7 @@ describe('generator health REST API', () => {
   });
 
   it('the mock GPIO line, debounced on the clock, confirms a start; the settings survive a restart', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const set = await t.request('PUT', '/api/health/settings', { running_feedback_source: 'gpio' });
     expect(set.body).toMatchObject({ running_feedback_source: 'gpio', running_feedback: false });
     await t.request('POST', '/api/generator/arm');
@@ -79,12 +68,12 @@ describe('generator health REST API', () => {
     });
     const clock = t.clock;
     await t.close();
-    t = await testApp(database, { reset: false, clock });
+    t = await testApp(db(), { reset: false, clock });
     expect((await t.request('GET', '/api/health')).body.running_feedback_source).toBe('gpio');
   });
 
   it('with no feedback in START_CONFIRM_SECONDS the start fails: relay OFF, lockout, alarm in state and history', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     await t.request('PUT', '/api/health/settings', { running_feedback_source: 'api' });
     await t.request('POST', '/api/generator/arm');
     await t.request('POST', '/api/generator/start', {});
@@ -102,7 +91,7 @@ describe('generator health REST API', () => {
   });
 
   it('feedback from the API with no command records an external run, never commanding the relay', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     await t.request('PUT', '/api/health/settings', { running_feedback_source: 'api' });
     const before = t.relay.commands.length;
     await t.request('POST', '/api/health/running-feedback', { running: true });
@@ -114,7 +103,7 @@ describe('generator health REST API', () => {
   });
 
   it('setting the hour meter is audited with the value it replaced', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const res = await t.request('PUT', '/api/health/hour-meter', { hours: 1234.5 });
     expect(res.status).toBe(200);
     expect(res.body.engine_hours).toBe(1234.5);

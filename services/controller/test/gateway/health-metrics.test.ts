@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/connection.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { controllerStats } from '../../src/ha/stats.js';
 import { createControllerMetrics } from '../../src/metrics/controller-metrics.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { type TestDatabase, testDatabase } from '../helpers/databases.js';
+import { useTestDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 
-let tdb: TestDatabase;
-let database: Database;
+const db = useTestDatabase();
 let t: TestApp;
-
-beforeAll(async () => {
-  tdb = await testDatabase();
-  database = await tdb.open();
-}, 30_000);
-afterAll(async () => {
-  await database.close();
-  await tdb.cleanup();
-});
 afterEach(async () => {
   await t?.close();
 });
@@ -39,7 +28,7 @@ async function sample(name: string, label = ''): Promise<number | null> {
 
 describe('engine hours and health alarms in /metrics and the HA stats', () => {
   it('the meter, the feedback and the standing alarm are scraped as they are', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const heartbeat = { lastSent: null } as unknown as HeartbeatPublisher;
     createControllerMetrics().register(t.app.metrics.registry, t.svc, heartbeat);
     await t.request('PUT', '/api/health/hour-meter', { hours: 12.5 });

@@ -1,32 +1,21 @@
 import { ManualClock } from '@outpost/runtime/clock';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/connection.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { maintenanceHistory, outbox } from '../../src/db/schema.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { type TestDatabase, testDatabase } from '../helpers/databases.js';
+import { useTestDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-let tdb: TestDatabase;
-let database: Database;
+const db = useTestDatabase();
 let t: TestApp;
-
-beforeAll(async () => {
-  tdb = await testDatabase();
-  database = await tdb.open();
-}, 30_000);
-afterAll(async () => {
-  await database.close();
-  await tdb.cleanup();
-});
 afterEach(async () => {
   await t?.close();
 });
 
 const events = async (name: string) =>
-  (await database.db.select().from(outbox).orderBy(asc(outbox.id))).filter((e) => e.event === name);
+  (await db().db.select().from(outbox).orderBy(asc(outbox.id))).filter((e) => e.event === name);
 
 /** Moves the manual clock a minute at a time, so the minute checks see every step, and lets them finish. */
 async function runFor(ms: number): Promise<void> {
@@ -38,7 +27,7 @@ async function runFor(ms: number): Promise<void> {
 
 describe('maintenance items', () => {
   it('a fresh install has the issue defaults: oil 100 h / 12 months, air 200 h / 24 months, plugs 300 h, battery 6 months', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const items = (await t.request('GET', '/api/maintenance/items')).body;
     expect(
       items.map((i: Record<string, unknown>) => [i.name, i.interval_hours, i.interval_months, i.status]),
@@ -51,7 +40,7 @@ describe('maintenance items', () => {
   });
 
   it('refuses an item with no interval, or a bad one, with 422 and writes nothing', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const before = (await t.request('GET', '/api/maintenance/items')).body.length;
     const none = await t.request('POST', '/api/maintenance/items', { name: 'Nothing' });
     expect(none.status).toBe(422);
@@ -65,7 +54,7 @@ describe('maintenance items', () => {
   });
 
   it('a 2 h item: one notice at the lead time, one when due after 2 h of runs, due in the state, cleared when done', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const created = await t.request('POST', '/api/maintenance/items', {
       name: 'Check belts',
       interval_hours: 2,
@@ -109,7 +98,7 @@ describe('maintenance items', () => {
   it('a calendar-month interval follows TZ: due at the same wall-clock time across a DST change', async () => {
     // 2026-02-15 12:00 in New York (EST, UTC-5); a month later it is EDT (UTC-4).
     const clock = new ManualClock(Date.UTC(2026, 1, 15, 17, 0, 0));
-    t = await testApp(database, { clock, config: { timezone: 'America/New_York' } });
+    t = await testApp(db(), { clock, config: { timezone: 'America/New_York' } });
     const created = await t.request('POST', '/api/maintenance/items', {
       name: 'Monthly look',
       interval_months: 1,
@@ -122,7 +111,7 @@ describe('maintenance items', () => {
   });
 
   it('updates and deletes are audited; the history survives a delete', async () => {
-    t = await testApp(database);
+    t = await testApp(db());
     const { id } = (
       await t.request('POST', '/api/maintenance/items', { name: 'Coolant', interval_months: 24 })
     ).body;
@@ -137,10 +126,7 @@ describe('maintenance items', () => {
     const actions = ((await t.request('GET', '/api/audit')).body as { action: string }[]).map(
       (a) => a.action,
     );
-    const kept = await database.db
-      .select()
-      .from(maintenanceHistory)
-      .where(eq(maintenanceHistory.item_id, id));
+    const kept = await db().db.select().from(maintenanceHistory).where(eq(maintenanceHistory.item_id, id));
     expect(kept).toHaveLength(1);
     expect(kept[0]?.item_name).toBe('Coolant');
     expect(actions).toEqual(

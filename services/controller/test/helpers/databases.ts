@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { testDatabaseUrl } from '@outpost/runtime/testing';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.js';
 
 export interface TestDatabase {
@@ -37,5 +38,26 @@ export async function testDatabase(): Promise<TestDatabase> {
     admin,
     open: () => openDatabase({ databaseUrl: url.toString() }),
     cleanup: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/**
+ * One fresh database for a test file: created and migrated before its tests, closed and dropped after.
+ * Answers a getter, as the database exists only once the file's tests run.
+ */
+export function useTestDatabase(): () => Database {
+  let tdb: TestDatabase | undefined;
+  let database: Database | undefined;
+  beforeAll(async () => {
+    tdb = await testDatabase();
+    database = await tdb.open();
+  }, 30_000);
+  afterAll(async () => {
+    await database?.close();
+    await tdb?.cleanup();
+  });
+  return () => {
+    if (!database) throw new Error('the test database is opened in beforeAll');
+    return database;
   };
 }
