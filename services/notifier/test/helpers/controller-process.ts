@@ -1,25 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@outpost/notification-senders/testing';
 import { afterAll } from 'vitest';
 import { eventually } from './notifier.js';
 
 const controllerMain = resolve(dirname(fileURLToPath(import.meta.url)), '../../../controller/dist/main.js');
 const PASSWORD = 'e2e-admin-password';
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 export interface ControllerProcess {
   /** An authenticated call to its REST API. */

@@ -4,11 +4,11 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, UnsecuredJWT } from 'jose';
+import { freePort } from '@outpost/notification-senders/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../../src/app.js';
 import { freshPostgres } from '../helpers/databases.js';
@@ -32,17 +32,6 @@ let pg: Awaited<ReturnType<typeof freshPostgres>>;
 let controller: ChildProcess | undefined;
 let controllerUrl: string;
 const dataDir = mkdtempSync(join(tmpdir(), 'notifier-token-'));
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
 
 beforeAll(async () => {
   broker = await embeddedBroker();
