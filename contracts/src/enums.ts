@@ -109,9 +109,9 @@ export const HOA_POSITIONS = ['auto', 'quiet', 'run', 'fault'] as const;
 export const HoaPosition = z.enum(HOA_POSITIONS);
 export type HoaPosition = z.infer<typeof HoaPosition>;
 
-export const SLAVE_CONNECTION_STATUSES = ['unknown', 'connected', 'disconnected'] as const;
-export const SlaveConnectionStatus = z.enum(SLAVE_CONNECTION_STATUSES);
-export type SlaveConnectionStatus = z.infer<typeof SlaveConnectionStatus>;
+export const RELAY_NODE_CONNECTION_STATUSES = ['unknown', 'connected', 'disconnected'] as const;
+export const RelayNodeConnectionStatus = z.enum(RELAY_NODE_CONNECTION_STATUSES);
+export type RelayNodeConnectionStatus = z.infer<typeof RelayNodeConnectionStatus>;
 
 export const REBOOT_DAYS = [
   'monday',

@@ -181,7 +181,7 @@ describe('fleet_state snapshot', () => {
       trigger: 'manual',
       armed: true,
       slave_connected: true,
-      slave_relay_on: true,
+      relay_node_relay_on: true,
     });
     sites.relaynodeAvailability('north-relay', false);
     sites.relaynodeState('main', {

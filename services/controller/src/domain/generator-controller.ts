@@ -132,7 +132,8 @@ export class GeneratorController {
     return this.core.checkStart(trigger, hoaRun);
   }
 
-  private lastView: Readonly<generator.GeneratorState & { slave_relay_on: boolean | null }> | null = null;
+  private lastView: Readonly<generator.GeneratorState & { relay_node_relay_on: boolean | null }> | null =
+    null;
   private lastViewAt: {
     state: PersistedState;
     phase: GeneratorCore['phase'];
@@ -184,7 +185,7 @@ export class GeneratorController {
     };
     this.lastView = Object.freeze({
       ...core.view(),
-      slave_relay_on: relayOn,
+      relay_node_relay_on: relayOn,
       running_feedback: feedback,
       external_run_active: external,
       health_alarm: core.state.health_alarm,

@@ -1,4 +1,4 @@
-import type { SlaveConnectionStatus } from '@outpost/contracts';
+import type { RelayNodeConnectionStatus } from '@outpost/contracts';
 import type { RelayReport } from './generator-controller.js';
 
 /** What the relay node reports in its retained state (the fields the connection rule reads). */
@@ -38,14 +38,14 @@ export class RelayNodeConnection {
   private nodeAt: number | null = null;
   private checkedSeq: number | null = null;
   private missed = 0;
-  private status: SlaveConnectionStatus = 'unknown';
+  private status: RelayNodeConnectionStatus = 'unknown';
 
   constructor(
     private readonly intervalMs: number,
     private readonly lease: () => LeaseView,
   ) {}
 
-  get connectionStatus(): SlaveConnectionStatus {
+  get connectionStatus(): RelayNodeConnectionStatus {
     return this.status;
   }
 

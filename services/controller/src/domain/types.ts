@@ -5,7 +5,7 @@ import type {
   FuelType,
   HoaPosition,
   OverrideType,
-  SlaveConnectionStatus,
+  RelayNodeConnectionStatus,
   StopReason,
   Trigger,
 } from '@outpost/contracts';
@@ -20,7 +20,7 @@ export interface PersistedState {
   slave_relay_armed: boolean;
   automation_armed: boolean;
   manual_disarm_active: boolean;
-  slave_connection_status: SlaveConnectionStatus;
+  slave_connection_status: RelayNodeConnectionStatus;
   missed_heartbeat_count: number;
   slave_physical_safety_engaged: boolean;
   quiet_override_active: boolean;

@@ -101,7 +101,7 @@ describe('controller ↔ relay node link (real processes)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     await waitFor(async () => (await nodeStatus(node.url)).relay_on, 3000);
     // The controller reports what the node says its relay is.
-    await waitFor(async () => (await state()).slave_relay_on === true, 3000);
+    await waitFor(async () => (await state()).relay_node_relay_on === true, 3000);
   };
   const lastRun = async () =>
     ((await api.get('/api/generator/history?limit=1')).body as Record<string, unknown>[])[0];

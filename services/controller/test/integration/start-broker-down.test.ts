@@ -195,7 +195,7 @@ describe('start while the broker is down, RELAYNODE_URL set', () => {
     await s.brokerUp();
     // Heartbeats over MQTT renew the lease: well past the REST heartbeat's own expiry, still ON.
     for (let i = 0; i < 4; i++) await s.advance(INTERVAL_S * 1000);
-    await waitFor(async () => (await s.api.state()).slave_relay_on === true, 3000);
+    await waitFor(async () => (await s.api.state()).relay_node_relay_on === true, 3000);
     expect((await s.relay()).relay_on).toBe(true);
     expect(await s.api.state()).toMatchObject({ running: true });
     expect(s.onsSince(writes)).toBe(0);
@@ -234,7 +234,7 @@ describe('start while the broker is down, no RELAYNODE_URL', () => {
     await s.brokerUp();
     await s.advance(INTERVAL_S * 1000);
     await waitFor(async () => (await s.relay()).relay_on, 3000);
-    await waitFor(async () => (await s.api.state()).slave_relay_on === true, 3000);
+    await waitFor(async () => (await s.api.state()).relay_node_relay_on === true, 3000);
     expect(s.onsSince(writes)).toBe(1);
     expect(await s.lastRun()).toMatchObject({ id: start.body.run_id, stop_time: null });
 

@@ -48,7 +48,7 @@ const NODE_POLL_MS = 2000;
 
 /**
  * What the relay node itself says its relay is doing. The generator state carries it as
- * slave_relay_on when the controller knows it; otherwise the node is asked through the controller's
+ * relay_node_relay_on when the controller knows it; otherwise the node is asked through the controller's
  * /api/relaynode/status (a failed ask just shows "–").
  */
 function useNodeRelay(fromState: boolean | null | undefined): boolean | null {
@@ -75,7 +75,7 @@ function useNodeRelay(fromState: boolean | null | undefined): boolean | null {
 export function StatusPage({ gen }: { gen: Gen }) {
   const [gpio, setGpio] = useDevGpio();
   const warnings = useSiteWarnings();
-  const nodeRelay = useNodeRelay(gen.state ? gen.state.slave_relay_on : null);
+  const nodeRelay = useNodeRelay(gen.state ? gen.state.relay_node_relay_on : null);
   const s = gen.state;
   if (!s) return gen.error ? <Banner>{gen.error}</Banner> : <p class="muted">Loading…</p>;
   return (

@@ -132,7 +132,7 @@ export class SiteTracker {
         armed: st?.armed ?? null,
         relaynode_online: nodeOnline ?? (st ? st.slave_connected : null),
         // The node's own report wins; the controller's view of it is the fallback.
-        relay_on: relay?.relay_on ?? st?.slave_relay_on ?? null,
+        relay_on: relay?.relay_on ?? st?.relay_node_relay_on ?? null,
         failsafe_triggered: relay?.failsafe_triggered ?? st?.failsafe_triggered ?? null,
         physical_safety_engaged: relay?.physical_safety_engaged ?? st?.slave_physical_safety_engaged ?? null,
         ...(st?.health_alarm ? { health_alarm: st.health_alarm } : {}),
