@@ -41,6 +41,8 @@ export const ModeFlags = z
   .partial()
   .strict();
 export type ModeFlags = z.infer<typeof ModeFlags>;
+/** Every flag, as the status reports them; a request may send any subset (ModeFlags). */
+export type AllModeFlags = Required<ModeFlags>;
 
 export const NmeaSelection = z
   .object({
@@ -275,6 +277,7 @@ export const SerialDevice = z.object({
   vendor_id: z.string().nullable(),
   product_id: z.string().nullable(),
 });
+export type SerialDevice = z.infer<typeof SerialDevice>;
 export const SerialDevicesResponse = z.object({ devices: z.array(SerialDevice) });
 
 /**

@@ -1,3 +1,4 @@
+import type { OperatingMode } from '@outpost/contracts';
 import type { Clock, Logger } from '@outpost/runtime';
 import { expandTargets } from '../domain/start-validation.js';
 import { EfbOutput } from '../io/efb-output.js';
@@ -6,7 +7,7 @@ import { TcpSender } from '../io/tcp-sender.js';
 import { listenTcp } from '../io/tcp-listener.js';
 import { type Listener, listenUdp } from '../io/udp-listener.js';
 import { UdpSender, type UdpTarget } from '../io/udp-sender.js';
-import { activeMode, type OperatingModeName, type Settings } from './settings.js';
+import { activeMode, type Settings } from './settings.js';
 
 export interface RunEnvironment {
   clock: Clock;
@@ -25,7 +26,7 @@ export interface RunEnvironment {
 
 /** Which outputs a mode drives, from the settings (the validation has already run). */
 export interface RunPlan {
-  mode: OperatingModeName;
+  mode: OperatingMode;
   generates: boolean;
   usb: boolean;
   efb: boolean;

@@ -1,16 +1,5 @@
-import type { simulator } from '@outpost/contracts';
+import { OPERATING_MODES, type OperatingMode, type simulator } from '@outpost/contracts';
 import { DEFAULT_NMEA_SELECTION, type NmeaSelectionFull } from '../domain/nmea/index.js';
-
-export type OperatingModeName = 'standalone' | 'sender' | 'receiver' | 'rebroadcaster';
-export const MODE_NAMES: readonly OperatingModeName[] = ['standalone', 'sender', 'receiver', 'rebroadcaster'];
-
-export interface ModeFlagsFull {
-  standalone: boolean;
-  sender: boolean;
-  receiver: boolean;
-  rebroadcaster: boolean;
-  usb_output: boolean;
-}
 
 /** Every field of the network contract is set in the settings in use; a request may send any subset. */
 export type NetworkSettings = Required<simulator.NetworkConfig>;
@@ -21,7 +10,7 @@ export interface SerialSettings {
 }
 
 export interface Settings {
-  modes: ModeFlagsFull;
+  modes: simulator.AllModeFlags;
   network: NetworkSettings;
   nmea: NmeaSelectionFull;
   serial: SerialSettings;
@@ -74,20 +63,23 @@ export function cloneSettings(s: Settings): Settings {
 }
 
 /** The one operating mode that is on, or null. */
-export function activeMode(modes: ModeFlagsFull): OperatingModeName | null {
-  return MODE_NAMES.find((m) => modes[m]) ?? null;
+export function activeMode(modes: simulator.AllModeFlags): OperatingMode | null {
+  return OPERATING_MODES.find((m) => modes[m]) ?? null;
 }
 
 /**
  * The operating modes behave like radio buttons: switching one on switches the others off. Asking
  * for two at once is a client error.
  */
-export function applyModeFlags(current: ModeFlagsFull, update: simulator.ModeFlags): ModeFlagsFull | string {
-  const turnedOn = MODE_NAMES.filter((m) => update[m] === true);
+export function applyModeFlags(
+  current: simulator.AllModeFlags,
+  update: simulator.ModeFlags,
+): simulator.AllModeFlags | string {
+  const turnedOn = OPERATING_MODES.filter((m) => update[m] === true);
   if (turnedOn.length > 1) return `Select only one operating mode (got ${turnedOn.join(', ')})`;
   const next = { ...current };
-  if (turnedOn.length === 1) for (const m of MODE_NAMES) next[m] = m === turnedOn[0];
-  for (const m of MODE_NAMES) if (update[m] === false) next[m] = false;
+  if (turnedOn.length === 1) for (const m of OPERATING_MODES) next[m] = m === turnedOn[0];
+  for (const m of OPERATING_MODES) if (update[m] === false) next[m] = false;
   if (update.usb_output !== undefined) next.usb_output = update.usb_output;
   return next;
 }

@@ -1,17 +1,11 @@
 import type { simulator } from '@outpost/contracts';
 
-/** The parts of GET /api/status (and WS status_update) this console reads. */
-export interface ModeFlags {
-  standalone: boolean;
-  sender: boolean;
-  receiver: boolean;
-  rebroadcaster: boolean;
-  usb_output: boolean;
-}
+export type ModeFlags = simulator.AllModeFlags;
 
 /** The status always carries every network field; POST /api/config/network takes any subset. */
 export type NetworkSettings = Required<simulator.NetworkConfig>;
 
+/** The parts of GET /api/status (and WS status_update) this console reads. */
 export interface Status {
   running: boolean;
   starting: boolean;
@@ -37,21 +31,8 @@ export interface Status {
   replay?: simulator.ReplayStatus;
 }
 
-export interface Airport {
-  icao: string;
-  name: string;
-  lat: number;
-  lon: number;
-  elevation_ft: number;
-  /** False when the database has no elevation: selecting it starts at 0 ft. */
-  elevation_known: boolean;
-}
+export type Airport = simulator.Airport;
 
-export interface SerialDevice {
-  device: string;
-  path: string;
-  name: string;
-  manufacturer: string | null;
-}
+export type SerialDevice = Pick<simulator.SerialDevice, 'device' | 'path' | 'name' | 'manufacturer'>;
 
 export type Post = (path: string, body: unknown) => Promise<boolean>;
