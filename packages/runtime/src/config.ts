@@ -1,3 +1,4 @@
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { z } from 'zod';
 import { metricsEnvShape } from './metrics-auth.js';
 import { outboundPolicy } from './outbound.js';
@@ -13,7 +14,7 @@ export const baseEnvShape = {
   MQTT_TOPIC_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'expected topic levels without wildcards')
-    .default('outpost'),
+    .default(DEFAULT_PREFIX),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z
     .string()

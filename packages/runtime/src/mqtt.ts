@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import {
   decodePayload,
   encodePayload,
@@ -103,7 +104,7 @@ export class OutpostMqtt {
   private readonly outgoing = new CommandTrackingStore((topic) => this.commandTopics.has(topic));
 
   constructor(private readonly opts: MqttOptions) {
-    this.prefix = opts.prefix ?? 'outpost';
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.log = opts.logger.child({ component: 'mqtt' });
     this.availabilityTopic = topicFor('availability', { svc: opts.service, id: opts.id }, this.prefix);
     const options: IClientOptions = {

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { startThrowawayServer } from '@outpost/scripts/embedded-db';
 import pg from 'pg';
 
@@ -19,7 +20,7 @@ export const repoDir = join(pkgDir, '..', '..');
 export const CREDENTIALS = { username: 'bench', password: 'bench-password-123' };
 export const RELAYNODE_SECRET = 'bench-relaynode-secret';
 export const RELAYNODE_ID = 'main';
-export const PREFIX = 'outpost';
+export const PREFIX = DEFAULT_PREFIX;
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,10 +1,11 @@
 // Synthetic fleet: every simulator publishes a heartbeat and a position once a second, in batches
 // spread over the second (one MQTT connection; the broker fans out to the dashboard).
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import mqtt from 'mqtt';
 
 const url = process.env.BENCH_MQTT_URL;
 const count = Number(process.env.BENCH_SIMULATORS ?? 5000);
-const prefix = process.env.MQTT_TOPIC_PREFIX ?? 'outpost';
+const prefix = process.env.MQTT_TOPIC_PREFIX ?? DEFAULT_PREFIX;
 const batches = 20;
 const ids = Array.from({ length: count }, (_, i) => `sim-${String(i).padStart(5, '0')}`);
 const started = Date.now();
