@@ -2,6 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { HttpError, validationHook } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { TokenClaims } from '../auth/auth-service.js';
+import type { AuditLog } from '../db/audit-log.js';
+import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { Actor } from '../domain/types.js';
 
@@ -18,6 +20,14 @@ export const actorOf = (c: Context<GatewayEnv>): Actor => ({
   who: c.get('auth')?.username ?? 'anonymous',
   from: c.get('clientIp'),
 });
+
+/** Writes audit entries as the request's actor, at the service clock's time. */
+export const auditor =
+  (svc: { audit: AuditLog; clock: Clock }) =>
+  (c: Context<GatewayEnv>, action: string, details?: Record<string, unknown>): Promise<void> => {
+    const a = actorOf(c);
+    return svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details });
+  };
 
 const STATUS: Record<string, 409 | 503 | 422> = {
   already_running: 409,

@@ -2,19 +2,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import type { ControllerService } from '../service.js';
-import { actorOf, errorResponses, router, sec } from './context.js';
+import { actorOf, auditor, errorResponses, router, sec } from './context.js';
+import { body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const tags = ['auth'];
 
 export function authRoutes(svc: ControllerService) {
   const r = router();
+  const audit = auditor(svc);
 
   r.openapi(
     createRoute({
@@ -78,8 +73,7 @@ export function authRoutes(svc: ControllerService) {
     }),
     async (c) => {
       await svc.auth.logout(c.get('auth')!);
-      const a = actorOf(c);
-      await svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action: 'auth.logout' });
+      await audit(c, 'auth.logout');
       return c.json({ success: true, message: 'Token revoked' }, 200);
     },
   );
@@ -98,12 +92,7 @@ export function authRoutes(svc: ControllerService) {
       const a = actorOf(c);
       const ok = await svc.auth.changePassword(a.who, current_password, new_password);
       if (!ok) throw new HttpError(422, 'current_password: does not match');
-      await svc.audit.write({
-        at: svc.clock.now(),
-        who: a.who,
-        from: a.from,
-        action: 'auth.password_changed',
-      });
+      await audit(c, 'auth.password_changed');
       return c.json({ success: true, message: 'Password changed; log in again' }, 200);
     },
   );

@@ -3,16 +3,10 @@ import { generator, HoaPosition, health } from '@outpost/contracts';
 import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
 import type { MockGpio } from '../inputs/mock-gpio.js';
 import type { ControllerService } from '../service.js';
-import { actorOf, errorResponses, router } from './context.js';
+import { actorOf, auditor, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
 import { sendWebhookTest, webhookTestRoute } from './routes-webhooks.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const tags = ['development'];
 
 const GpioState = z.object({
@@ -26,6 +20,7 @@ const FeedbackLine = z.object({ running_feedback: z.boolean() });
 /** /api/dev/*: present only with mock GPIO (not on the target board). */
 export function devRoutes(svc: ControllerService, gpio: MockGpio) {
   const r = router();
+  const audit = auditor(svc);
   const gpioState = () => {
     const v = gpio.snapshot();
     return {
@@ -38,8 +33,7 @@ export function devRoutes(svc: ControllerService, gpio: MockGpio) {
   const change = async (c: Parameters<typeof actorOf>[0], action: string, apply: () => void) => {
     apply();
     await svc.inputs.settled();
-    const a = actorOf(c);
-    await svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details: gpioState() });
+    await audit(c, action, gpioState());
     return c.json(gpioState(), 200);
   };
 
@@ -138,15 +132,8 @@ export function devRoutes(svc: ControllerService, gpio: MockGpio) {
       const { running } = c.req.valid('json');
       gpio.set('running_feedback', running);
       await svc.inputs.settled();
-      const a = actorOf(c);
       const details = { running_feedback: running };
-      await svc.audit.write({
-        at: svc.clock.now(),
-        who: a.who,
-        from: a.from,
-        action: 'dev.running_feedback',
-        details,
-      });
+      await audit(c, 'dev.running_feedback', details);
       return c.json(details, 200);
     },
   );

@@ -6,14 +6,8 @@ import { estimateFuel } from '../domain/fuel.js';
 import { cooldownRemainingSeconds } from '../domain/limits.js';
 import type { ControllerService } from '../service.js';
 import { actorOf, domain, errorResponses, router, sec } from './context.js';
+import { body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T, description = 'OK') => ({
-  content: { 'application/json': { schema } },
-  description,
-});
-const body = <T extends z.ZodType>(schema: T, required = true) => ({
-  body: { content: { 'application/json': { schema } }, required },
-});
 const tags = ['generator'];
 
 /** What the caller is told about the relay: a start the broker could not carry is not yet confirmed. */

@@ -2,14 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { health } from '@outpost/contracts';
 import type { ControllerService } from '../service.js';
 import { actorOf, domain, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const tags = ['health'];
 
 /** Generator health: running feedback, its alarms and policy, the engine-hour meter. */

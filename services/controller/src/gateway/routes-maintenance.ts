@@ -4,14 +4,8 @@ import { HttpError } from '@outpost/runtime';
 import { MaintenanceInvalid } from '../maintenance-service.js';
 import type { ControllerService } from '../service.js';
 import { actorOf, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T, required = true) => ({
-  body: { content: { 'application/json': { schema } }, required },
-});
 const tags = ['maintenance'];
 const NOT_FOUND = 'Maintenance item not found';
 

@@ -1,15 +1,9 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import type { ControllerService } from '../service.js';
 import { actorOf, domain, errorResponses, router, sec } from './context.js';
+import { body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const tags = ['override'];
 
 export function overrideRoutes(svc: ControllerService) {

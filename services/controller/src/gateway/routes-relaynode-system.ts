@@ -3,15 +3,10 @@ import { relaynode, relaynodeSystem } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { type RelaynodeAdmin, RelaynodeAdminError } from '../bus/relaynode-admin.js';
 import type { ControllerService } from '../service.js';
-import { actorOf, errorResponses, router } from './context.js';
+import { auditor, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
 
 const tags = ['relaynode'];
-const json = <T extends z.ZodType>(schema: T) => ({
-  200: { content: { 'application/json': { schema } }, description: 'OK' },
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const upstream = {
   502: { description: 'The relay node failed the request' },
   503: { description: 'The MQTT broker, or NetworkManager on the relay node, is unavailable' },
@@ -108,6 +103,7 @@ const OPERATIONS: Operation[] = [
  */
 export function relaynodeSystemRoutes(svc: ControllerService, admin: RelaynodeAdmin) {
   const r = router();
+  const audit = auditor(svc);
   for (const op of OPERATIONS) {
     const route = createRoute({
       method: op.method,
@@ -116,7 +112,7 @@ export function relaynodeSystemRoutes(svc: ControllerService, admin: RelaynodeAd
       summary: op.summary,
       ...(op.request ? { request: body(op.request) } : {}),
       responses: {
-        ...json(op.answer),
+        200: json(op.answer),
         ...errorResponses([...(op.request ? [400] : []), 401, 403, ...(op.refusals ?? []), 422, 429]),
         ...upstream,
       },
@@ -133,16 +129,11 @@ export function relaynodeSystemRoutes(svc: ControllerService, admin: RelaynodeAd
       const parsed = op.answer.safeParse(answer);
       if (!parsed.success) throw new HttpError(502, 'The relay node gave an answer of the wrong shape');
       if (op.audit && data) {
-        const a = actorOf(c);
         const action = `relaynode.${op.verb.replace('-', '_')}`;
         // The node has already acted: a database outage must not turn that into an error.
-        await svc.audit.write({
-          at: svc.clock.now(),
-          who: a.who,
-          from: a.from,
-          action,
-          details: op.audit(data),
-        }).catch((err: unknown) => svc.logger.error({ err, action }, 'audit entry not written'));
+        await audit(c, action, op.audit(data)).catch((err: unknown) =>
+          svc.logger.error({ err, action }, 'audit entry not written'),
+        );
       }
       return c.json(parsed.data as never, 200);
     });

@@ -4,19 +4,17 @@ import { HttpError } from '@outpost/runtime';
 import { type RelaynodeAdmin, RelaynodeAdminError } from '../bus/relaynode-admin.js';
 import type { DomainLogger } from '../domain/types.js';
 import { actorOf, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
 
 const tags = ['relaynode'];
 const Answer = z.unknown().openapi({ description: "The relay node's answer" });
-const ok = { 200: { content: { 'application/json': { schema: Answer } }, description: 'OK' } };
+const ok = { 200: json(Answer) };
 const errors = {
   ...errorResponses([400, 401, 422]),
   502: { description: 'The relay node refused the request' },
   503: { description: 'The MQTT broker is unavailable' },
   504: { description: 'The relay node did not answer in time' },
 };
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 
 type Verb = relaynode.RelaynodeRequestVerb;
 interface Endpoint {

@@ -4,16 +4,9 @@ import { HttpError } from '@outpost/runtime';
 import { EXERCISE_DEFAULTS, type ScheduleRow } from '../db/schedule-store.js';
 import { nextDaily } from '../domain/schedule-time.js';
 import type { ControllerService } from '../service.js';
-import { actorOf, errorResponses, router, sec } from './context.js';
+import { auditor, errorResponses, router, sec } from './context.js';
+import { body, itemRoutes, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
-const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 const tags = ['schedules'];
 
 export function scheduleRoutes(svc: ControllerService) {
@@ -29,10 +22,8 @@ export function scheduleRoutes(svc: ControllerService) {
     last_run_at: sec(row.last_run_at),
     last_result: row.last_result,
   });
-  const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
-    const a = actorOf(c);
-    return svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details });
-  };
+  const audit = auditor(svc);
+  const item = itemRoutes('/api/schedules', tags, generator.Schedule, generator.ScheduleUpdate);
   const changed = () => svc.scheduler.reload();
 
   r.openapi(
@@ -66,56 +57,29 @@ export function scheduleRoutes(svc: ControllerService) {
     },
   );
 
-  r.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/schedules/{id}',
-      tags,
-      request: { params: IdParam },
-      responses: { 200: json(generator.Schedule), ...errorResponses([401, 404]) },
-    }),
-    async (c) => {
-      const row = await svc.schedules.get(c.req.valid('param').id);
-      if (!row) throw new HttpError(404, 'Schedule not found');
-      return c.json(view(row), 200);
-    },
-  );
+  r.openapi(item.get, async (c) => {
+    const row = await svc.schedules.get(c.req.valid('param').id);
+    if (!row) throw new HttpError(404, 'Schedule not found');
+    return c.json(view(row), 200);
+  });
 
-  r.openapi(
-    createRoute({
-      method: 'put',
-      path: '/api/schedules/{id}',
-      tags,
-      request: { params: IdParam, ...body(generator.ScheduleUpdate) },
-      responses: { 200: json(generator.Schedule), ...errorResponses([400, 401, 404, 422]) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      const patch = c.req.valid('json');
-      const row = await svc.schedules.update(id, patch, svc.clock.now());
-      if (!row) throw new HttpError(404, 'Schedule not found');
-      await audit(c, 'schedule.update', { id, ...patch });
-      await changed();
-      return c.json(view(row), 200);
-    },
-  );
+  r.openapi(item.put, async (c) => {
+    const { id } = c.req.valid('param');
+    const patch = c.req.valid('json');
+    const row = await svc.schedules.update(id, patch, svc.clock.now());
+    if (!row) throw new HttpError(404, 'Schedule not found');
+    await audit(c, 'schedule.update', { id, ...patch });
+    await changed();
+    return c.json(view(row), 200);
+  });
 
-  r.openapi(
-    createRoute({
-      method: 'delete',
-      path: '/api/schedules/{id}',
-      tags,
-      request: { params: IdParam },
-      responses: { 200: json(generator.ActionResponse), ...errorResponses([401, 404]) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      if (!(await svc.schedules.remove(id))) throw new HttpError(404, 'Schedule not found');
-      await audit(c, 'schedule.delete', { id });
-      await changed();
-      return c.json({ success: true, message: 'Schedule deleted' }, 200);
-    },
-  );
+  r.openapi(item.delete, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await svc.schedules.remove(id))) throw new HttpError(404, 'Schedule not found');
+    await audit(c, 'schedule.delete', { id });
+    await changed();
+    return c.json({ success: true, message: 'Schedule deleted' }, 200);
+  });
 
   const exerciseView = async () => {
     const row = (await svc.schedules.exerciseRow()) ?? {

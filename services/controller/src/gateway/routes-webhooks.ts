@@ -6,16 +6,9 @@ import type { DeliveryRow, WebhookRow } from '../db/outbox-store.js';
 import { postWebhook } from '../outbox/webhook-client.js';
 import type { ControllerService } from '../service.js';
 import type { Actor } from '../domain/types.js';
-import { actorOf, errorResponses, router, sec } from './context.js';
+import { actorOf, auditor, errorResponses, router, sec } from './context.js';
+import { IdParam, itemRoutes, body, json } from './openapi.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({
-  content: { 'application/json': { schema } },
-  description: 'OK',
-});
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
-const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 const tags = ['webhooks'];
 
 const Delivery = z.object({
@@ -110,10 +103,8 @@ export async function sendWebhookTest(
 
 export function webhookRoutes(svc: ControllerService) {
   const r = router();
-  const audit = (c: Parameters<typeof actorOf>[0], action: string, details: Record<string, unknown>) => {
-    const a = actorOf(c);
-    return svc.audit.write({ at: svc.clock.now(), who: a.who, from: a.from, action, details });
-  };
+  const audit = auditor(svc);
+  const item = itemRoutes('/api/webhooks', tags, generator.Webhook, generator.WebhookUpdate);
 
   r.openapi(webhookTestRoute('/api/webhooks/test'), async (c) =>
     c.json(await sendWebhookTest(svc, actorOf(c), 'webhook.test'), 200),
@@ -160,60 +151,33 @@ export function webhookRoutes(svc: ControllerService) {
     },
   );
 
-  r.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/webhooks/{id}',
-      tags,
-      request: { params: IdParam },
-      responses: { 200: json(generator.Webhook), ...errorResponses([401, 404]) },
-    }),
-    async (c) => {
-      const row = await svc.outbox.getWebhook(c.req.valid('param').id);
-      if (!row) throw new HttpError(404, 'Webhook not found');
-      return c.json(webhookView(row), 200);
-    },
-  );
+  r.openapi(item.get, async (c) => {
+    const row = await svc.outbox.getWebhook(c.req.valid('param').id);
+    if (!row) throw new HttpError(404, 'Webhook not found');
+    return c.json(webhookView(row), 200);
+  });
 
-  r.openapi(
-    createRoute({
-      method: 'put',
-      path: '/api/webhooks/{id}',
-      tags,
-      request: { params: IdParam, ...body(generator.WebhookUpdate) },
-      responses: { 200: json(generator.Webhook), ...errorResponses([400, 401, 404, 422]) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      const patch = c.req.valid('json');
-      const row = await svc.outbox.updateWebhook(id, patch, svc.clock.now());
-      if (!row) throw new HttpError(404, 'Webhook not found');
-      await audit(c, 'webhook.update', {
-        id,
-        url: patch.url,
-        events: patch.events,
-        enabled: patch.enabled,
-        secret_changed: patch.secret !== undefined,
-      });
-      return c.json(webhookView(row), 200);
-    },
-  );
+  r.openapi(item.put, async (c) => {
+    const { id } = c.req.valid('param');
+    const patch = c.req.valid('json');
+    const row = await svc.outbox.updateWebhook(id, patch, svc.clock.now());
+    if (!row) throw new HttpError(404, 'Webhook not found');
+    await audit(c, 'webhook.update', {
+      id,
+      url: patch.url,
+      events: patch.events,
+      enabled: patch.enabled,
+      secret_changed: patch.secret !== undefined,
+    });
+    return c.json(webhookView(row), 200);
+  });
 
-  r.openapi(
-    createRoute({
-      method: 'delete',
-      path: '/api/webhooks/{id}',
-      tags,
-      request: { params: IdParam },
-      responses: { 200: json(generator.ActionResponse), ...errorResponses([401, 404]) },
-    }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      if (!(await svc.outbox.deleteWebhook(id))) throw new HttpError(404, 'Webhook not found');
-      await audit(c, 'webhook.delete', { id });
-      return c.json({ success: true, message: 'Webhook deleted' }, 200);
-    },
-  );
+  r.openapi(item.delete, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await svc.outbox.deleteWebhook(id))) throw new HttpError(404, 'Webhook not found');
+    await audit(c, 'webhook.delete', { id });
+    return c.json({ success: true, message: 'Webhook deleted' }, 200);
+  });
 
   r.openapi(
     createRoute({
