@@ -13,7 +13,6 @@ import type { Clock } from './domain/clock.js';
 import { GeneratorController } from './domain/generator-controller.js';
 import { MaintenanceReminders } from './domain/maintenance-reminders.js';
 import { ScheduleRunner } from './domain/schedule-runner.js';
-import type { BootReport } from './domain/controller-core.js';
 import type { DomainLogger, RelayPort } from './domain/types.js';
 import type { GpioInputPort } from './inputs/gpio-port.js';
 import { InputBridge } from './inputs/inputs.js';
@@ -143,7 +142,7 @@ export async function createControllerService(opts: ServiceOptions) {
   });
 
   await auth.init();
-  const boot: BootReport = await controller.boot();
+  await controller.boot();
   await inputs.start();
   await scheduler.reload();
   await reminders.start();
@@ -153,8 +152,6 @@ export async function createControllerService(opts: ServiceOptions) {
     config,
     clock,
     logger,
-    database,
-    db,
     /** Operator actions the gateway records and lists. */
     audit: new AuditLog(db),
     /** Run history, statistics and fuel for the API. */
@@ -173,10 +170,7 @@ export async function createControllerService(opts: ServiceOptions) {
     /** Why a webhook URL may not be reached (outbound policy), or null. */
     outbound,
     inputs,
-    gpio: opts.gpio,
     mockGpio: opts.gpio.mode === 'mock' ? (opts.gpio as MockGpio) : null,
-    relay: opts.relay,
-    boot,
     onStateChanged(fn: () => void) {
       stateListeners.push(fn);
     },

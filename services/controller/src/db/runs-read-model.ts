@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import { fuelSince, runHistory, runStats } from './run-queries.js';
+import { fuelSince, runHistory, runStats, runTotals } from './run-queries.js';
 
 /** Read-only views of the run history for the API; writes go through the controller's repository. */
 export class RunsReadModel {
@@ -18,5 +18,10 @@ export class RunsReadModel {
   /** Fuel and runtime of the runs completed after `since` (all completed runs when null). */
   fuelSince(since: number | null) {
     return fuelSince(this.db, since);
+  }
+
+  /** Run seconds of every completed run and fuel of those completed after resetAt (the HA totals). */
+  totals(resetAt: number | null) {
+    return runTotals(this.db, resetAt);
   }
 }

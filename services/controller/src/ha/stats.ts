@@ -1,6 +1,5 @@
 import { encodePayload } from '@outpost/contracts';
 import type { MqttClient } from 'mqtt';
-import { runTotals } from '../db/run-queries.js';
 import { type Clock, Coalesced } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
 import { type Completed, CompletedTotals } from './completed-totals.js';
@@ -16,7 +15,7 @@ export interface ControllerStats {
 
 async function completedRuns(svc: ControllerService): Promise<Completed> {
   const resetAt = svc.controller.persisted.fuel_reset_at;
-  const totals = await runTotals(svc.db, resetAt);
+  const totals = await svc.runs.totals(resetAt);
   return { seconds: totals.seconds, gallonsSinceReset: totals.gallonsSince, resetAt };
 }
 
@@ -75,7 +74,7 @@ export class StatsPublisher {
           return ctl.pendingWrites;
         },
       },
-      (resetAt) => runTotals(o.svc.db, resetAt),
+      (resetAt) => o.svc.runs.totals(resetAt),
     );
   }
 
