@@ -2,7 +2,7 @@ import { type BaseUrls, parseNotifierUrl, redactNotifierUrl, send, type Target }
 
 /**
  * The relay node's side of notification delivery: every notifier URL is parsed and sent by
- * @outpost/notify; this module only reports per URL, in a form that is safe to log and return.
+ * @outpost/notification-senders; this module only reports per URL, in a form that is safe to log and return.
  */
 
 /** Apprise's notification type; json:// receivers use it to colour or prioritise the message. */

@@ -8,7 +8,7 @@ import { startTestNode } from '../service-helpers.js';
 import { leased } from '../lease-fields.js';
 
 /**
- * The relay node's notifications end to end: NOTIFIER_URLS / the settings, through @outpost/notify,
+ * The relay node's notifications end to end: NOTIFIER_URLS / the settings, through @outpost/notification-senders,
  * to a real HTTP receiver and a real SMTP server (aiosmtpd) on 127.0.0.1.
  */
 
