@@ -52,7 +52,7 @@ function rig() {
   };
 }
 
-describe('slave connection rule', () => {
+describe('relay node connection rule', () => {
   it('stays unknown after boot until the node applied our epoch, then connects', () => {
     const r = rig();
     expect(r.link.connectionStatus).toBe('unknown');
