@@ -32,6 +32,8 @@ export interface JsonRouteDef {
   summary: string;
   tags: string[];
   body?: z.ZodType;
+  /** A file sent as the whole body (not JSON): the media types it may come as, and what it holds. */
+  file?: { types: readonly string[]; description: string };
   query?: z.ZodObject;
   params?: z.ZodObject;
   response: z.ZodType;
@@ -58,6 +60,12 @@ export function jsonRoute(
   }
   const request: Record<string, unknown> = {};
   if (def.body) request.body = { content: { 'application/json': { schema: def.body } }, required: true };
+  if (def.file) {
+    // Documented only: the library validates JSON and form bodies, so the handler reads the file itself.
+    const schema = z.string().meta({ format: 'binary' });
+    const content = Object.fromEntries(def.file.types.map((type) => [type, { schema }]));
+    request.body = { description: def.file.description, content, required: true };
+  }
   if (def.query) request.query = def.query;
   if (def.params) request.params = def.params;
   const route = createRoute({

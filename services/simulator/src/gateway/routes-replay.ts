@@ -26,6 +26,10 @@ export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void 
       summary: `Upload an NMEA log (GGA/RMC) or a GPX track as the request body (at most ${MAX_MB} MB) and play it back through every output; lines that do not read are skipped and counted`,
       tags: ['replay'],
       query: simulator.ReplayUploadQuery,
+      file: {
+        types: ['application/octet-stream', 'text/plain', 'application/gpx+xml'],
+        description: `An NMEA-0183 log (GGA and RMC sentences, one per line) or a GPX 1.1 track, at most ${MAX_MB} MB; the content type is not read (format= or the file's own first bytes decide)`,
+      },
       response: Status,
       errors: { 413: `The file is larger than ${MAX_MB} MB` },
     },

@@ -170,6 +170,35 @@ describe('track replay', () => {
     expect((await s.api.get<simulator.ReplayStatus>('/api/replay')).body.loaded).toBe(false);
   });
 
+  it('documents the upload: a required file body of NMEA text or GPX, and the query', async () => {
+    const s = await sim();
+    const doc = await s.api.get<{
+      paths: Record<
+        string,
+        Record<
+          string,
+          { requestBody?: { required?: boolean; content?: object }; parameters?: { name: string }[] }
+        >
+      >;
+    }>('/api/openapi.json');
+    const op = doc.body.paths['/api/replay']!.post!;
+    expect(op.requestBody?.required).toBe(true);
+    expect(Object.keys(op.requestBody?.content ?? {}).sort()).toEqual([
+      'application/gpx+xml',
+      'application/octet-stream',
+      'text/plain',
+    ]);
+    expect(op.parameters?.map((p) => p.name).sort()).toEqual(['format', 'loop', 'paused', 'speed']);
+    // A GPX file sent with its own media type plays like any other.
+    const res = await fetch(`${s.url}/api/replay`, {
+      method: 'POST',
+      headers: { cookie: s.api.cookie!, 'content-type': 'application/gpx+xml' },
+      body: gpx(FIXES),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as simulator.ReplayStatus).loaded).toBe(true);
+  });
+
   it('refuses a file over 10 MB with 413 and takes one just under', async () => {
     const s = await sim();
     const line = `${nmeaLines(FIXES[0]!).join('\r\n')}\r\n`;
