@@ -14,7 +14,7 @@ import { type InputsTestHooks, openInputs } from './inputs/open-inputs.js';
 import { attachHomeAssistant } from './ha/attach.js';
 import { consoleUrl } from './ha/console-url.js';
 import { createControllerMetrics } from './metrics/controller-metrics.js';
-import { createControllerService } from './service.js';
+import { createControllerService } from './controller-service.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -2,7 +2,7 @@ import { generator } from '@outpost/contracts';
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { DomainLogger } from '../domain/types.js';
 import type { EventSink } from '../outbox/dispatcher.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { applySetCommand } from './set-handler.js';
 import { StatePublisher, type StateSink } from './state-publisher.js';

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApp, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import type { GatewayEnv, GatewayVariables } from './context.js';
 import { errorResponses, router } from './context.js';
 import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';

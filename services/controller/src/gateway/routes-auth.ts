@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, auditor, errorResponses, router, sec } from './context.js';
 import { body, json } from './openapi.js';
 

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { generator, HoaPosition, health } from '@outpost/contracts';
 import { contactsFor, hoaFromContacts } from '../inputs/gpio-port.js';
 import type { MockGpio } from '../inputs/mock-gpio.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, auditor, errorResponses, router } from './context.js';
 import { body, json } from './openapi.js';
 import { sendWebhookTest, webhookTestRoute } from './routes-webhooks.js';

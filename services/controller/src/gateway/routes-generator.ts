@@ -4,7 +4,7 @@ import { HttpError } from '@outpost/runtime';
 import type { RelayDelivery } from '../domain/controller-core.js';
 import { estimateFuel } from '../domain/fuel.js';
 import { cooldownRemainingSeconds } from '../domain/limits.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, domain, errorResponses, router, sec } from './context.js';
 import { body, json } from './openapi.js';
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { health } from '@outpost/contracts';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, domain, errorResponses, router } from './context.js';
 import { body, json } from './openapi.js';
 

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { generator, health } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { MaintenanceInvalid } from '../maintenance-service.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, errorResponses, router } from './context.js';
 import { body, json } from './openapi.js';
 

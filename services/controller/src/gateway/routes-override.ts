@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { generator } from '@outpost/contracts';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { actorOf, domain, errorResponses, router, sec } from './context.js';
 import { body, json } from './openapi.js';
 

@@ -2,7 +2,7 @@ import { createRoute, type z } from '@hono/zod-openapi';
 import { relaynode, relaynodeSystem } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { type RelaynodeAdmin, RelaynodeAdminError } from '../bus/relaynode-admin.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { auditor, errorResponses, router } from './context.js';
 import { body, json } from './openapi.js';
 

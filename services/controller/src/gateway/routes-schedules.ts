@@ -3,7 +3,7 @@ import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import { EXERCISE_DEFAULTS, type ScheduleRow } from '../db/schedule-store.js';
 import { nextDaily } from '../domain/schedule-time.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { auditor, errorResponses, router, sec } from './context.js';
 import { body, itemRoutes, json } from './openapi.js';
 

@@ -4,7 +4,7 @@ import { generator } from '@outpost/contracts';
 import { HttpError } from '@outpost/runtime';
 import type { DeliveryRow, WebhookRow } from '../db/outbox-store.js';
 import { postWebhook } from '../outbox/webhook-client.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import type { Actor } from '../domain/types.js';
 import { actorOf, auditor, errorResponses, router, sec } from './context.js';
 import { IdParam, itemRoutes, body, json } from './openapi.js';

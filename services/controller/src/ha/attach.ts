@@ -1,7 +1,7 @@
 import type { generator } from '@outpost/contracts';
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { Clock } from '../domain/clock.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import { controllerDiscovery, controllerDiscoveryTopic, controllerTopics } from './discovery.js';
 import { type DiscoveryLogger, DiscoveryPublisher } from '@outpost/runtime';
 import { StatsPublisher } from './stats.js';

@@ -3,7 +3,7 @@ import type { MqttClient } from 'mqtt';
 import { type Clock, Coalesced } from '../domain/clock.js';
 import { estimateFuel } from '../domain/fuel.js';
 import { type Completed, CompletedTotals } from './completed-totals.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 import type { DiscoveryLogger } from '@outpost/runtime';
 
 export interface ControllerStats {

@@ -2,7 +2,7 @@ import { health } from '@outpost/contracts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { controllerStats } from '../ha/stats.js';
-import type { ControllerService } from '../service.js';
+import type { ControllerService } from '../controller-service.js';
 
 /**
  * The controller's domain metrics. Created before the HTTP app exists (the relay command counter
