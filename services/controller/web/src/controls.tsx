@@ -1,24 +1,17 @@
 import { Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Feedback, useAction } from './feedback.js';
+import { Feedback } from './feedback.js';
+import { InputField } from './fields.js';
 import type { GenState, StartResult } from './types.js';
+import { useCommand } from './use-command.js';
 
 /** Start (optional duration and notes), Stop (never disabled: a stop is always allowed), arm/disarm. */
 export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<void> }) {
-  const act = useAction();
+  const { act, command, post } = useCommand(refresh);
   const [duration, setDuration] = useState('');
   const [notes, setNotes] = useState('');
   const [reason, setReason] = useState('');
-
-  const post = (path: string, body: unknown, ok: string) =>
-    act.run(async () => {
-      try {
-        await api(path, { method: 'POST', body });
-      } finally {
-        await refresh();
-      }
-    }, ok);
 
   const start = (e: Event) => {
     e.preventDefault();
@@ -28,23 +21,14 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
     // With the broker down the start is recorded but the relay is not yet confirmed: say so, in the
     // server's words (which path the ON takes), instead of a plain "started".
     const started = (r: StartResult) => (r.relay_confirmed ? 'Generator started' : r.message);
-    void act
-      .run(async () => {
-        try {
-          return await api<StartResult>('/api/generator/start', {
-            method: 'POST',
-            body,
-          });
-        } finally {
-          await refresh();
-        }
-      }, started)
-      .then((ok) => {
+    void command(() => api<StartResult>('/api/generator/start', { method: 'POST', body }), started).then(
+      (ok) => {
         if (ok) {
           setDuration('');
           setNotes('');
         }
-      });
+      },
+    );
   };
 
   return (
@@ -52,29 +36,25 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
       <Feedback note={act.note} onClose={act.clear} testid="control-feedback" />
       <form onSubmit={start}>
         <div class="row">
-          <label class="field">
-            <span>Duration (minutes, optional)</span>
-            <input
-              type="number"
-              name="duration_minutes"
-              min={1}
-              max={1440}
-              step={1}
-              inputMode="numeric"
-              value={duration}
-              onInput={(e) => setDuration(e.currentTarget.value)}
-            />
-          </label>
-          <label class="field">
-            <span>Notes (optional)</span>
-            <input
-              type="text"
-              name="notes"
-              maxLength={500}
-              value={notes}
-              onInput={(e) => setNotes(e.currentTarget.value)}
-            />
-          </label>
+          <InputField
+            label="Duration (minutes, optional)"
+            type="number"
+            name="duration_minutes"
+            min={1}
+            max={1440}
+            step={1}
+            inputMode="numeric"
+            value={duration}
+            onValue={setDuration}
+          />
+          <InputField
+            label="Notes (optional)"
+            type="text"
+            name="notes"
+            maxLength={500}
+            value={notes}
+            onValue={setNotes}
+          />
         </div>
         <div class="actions">
           <button type="submit" class="primary" disabled={act.busy}>
@@ -82,16 +62,14 @@ export function Controls({ s, refresh }: { s: GenState; refresh: () => Promise<v
           </button>
         </div>
       </form>
-      <label class="field">
-        <span>Stop reason (optional)</span>
-        <input
-          type="text"
-          name="stop_reason"
-          maxLength={200}
-          value={reason}
-          onInput={(e) => setReason(e.currentTarget.value)}
-        />
-      </label>
+      <InputField
+        label="Stop reason (optional)"
+        type="text"
+        name="stop_reason"
+        maxLength={200}
+        value={reason}
+        onValue={setReason}
+      />
       <div class="actions">
         <button
           type="button"

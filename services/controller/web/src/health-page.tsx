@@ -1,19 +1,21 @@
 import { Banner, Card, formatDuration } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { DataTable } from './data-table.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
+import { type Choice, InputField, SelectField } from './fields.js';
 import { MaintenanceCard } from './maintenance-card.js';
 import { RuntimeChart, runtimePerDay } from './runtime-chart.js';
 import type { ExerciseReport, HealthStatus, History } from './types.js';
 
-const SOURCES: { value: HealthStatus['running_feedback_source']; label: string }[] = [
+const SOURCES: Choice<HealthStatus['running_feedback_source']>[] = [
   { value: 'none', label: 'None (trust the relay)' },
   { value: 'gpio', label: 'GPIO input on the controller' },
   { value: 'relaynode', label: 'GPIO input on the relay node' },
   { value: 'mqtt', label: 'MQTT topic (Home Assistant, smart plug)' },
   { value: 'api', label: 'REST API' },
 ];
-const POLICIES: { value: HealthStatus['fail_to_start_policy']; label: string }[] = [
+const POLICIES: Choice<HealthStatus['fail_to_start_policy']>[] = [
   { value: 'drop_and_lockout', label: 'Drop the relay and lock out' },
   { value: 'keep_running', label: 'Keep the relay ON, alarm only' },
 ];
@@ -93,34 +95,20 @@ function FeedbackCard({ h, onSaved }: { h: HealthStatus; onSaved: () => void }) 
         </div>
       </dl>
       <form class="row" onSubmit={save}>
-        <label class="field">
-          <span>Source</span>
-          <select
-            name="running_feedback_source"
-            value={source}
-            onChange={(e) => setSource(e.currentTarget.value as typeof source)}
-          >
-            {SOURCES.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span>When it does not start</span>
-          <select
-            name="fail_to_start_policy"
-            value={policy}
-            onChange={(e) => setPolicy(e.currentTarget.value as typeof policy)}
-          >
-            {POLICIES.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Source"
+          name="running_feedback_source"
+          value={source}
+          choices={SOURCES}
+          onValue={setSource}
+        />
+        <SelectField
+          label="When it does not start"
+          name="fail_to_start_policy"
+          value={policy}
+          choices={POLICIES}
+          onValue={setPolicy}
+        />
         <button type="submit" class="primary" disabled={act.busy}>
           Save feedback settings
         </button>
@@ -147,17 +135,15 @@ function HourMeterCard({ h, onSaved }: { h: HealthStatus; onSaved: () => void })
         {h.engine_hours.toFixed(1)} h
       </p>
       <form class="row" onSubmit={set}>
-        <label class="field">
-          <span>Set to the generator's own meter</span>
-          <input
-            type="number"
-            name="engine_hours"
-            min={0}
-            step="0.1"
-            value={hours}
-            onInput={(e) => setHours(e.currentTarget.value)}
-          />
-        </label>
+        <InputField
+          label="Set to the generator's own meter"
+          type="number"
+          name="engine_hours"
+          min={0}
+          step="0.1"
+          value={hours}
+          onValue={setHours}
+        />
         <button type="submit" disabled={act.busy || hours === ''}>
           Set hour meter
         </button>
@@ -174,32 +160,30 @@ function ExerciseCard() {
       {reports.error ? <Banner>{reports.error}</Banner> : null}
       {reports.data && reports.data.length === 0 ? <p class="muted">No exercise run yet.</p> : null}
       {reports.data && reports.data.length > 0 ? (
-        <div class="table-wrap">
-          <table data-testid="exercise-reports">
-            <thead>
-              <tr>
-                <th>Started</th>
-                <th>Confirmed</th>
-                <th class="num">Time to confirm</th>
-                <th class="num">Ran</th>
-                <th>Full duration</th>
-                <th>Result</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reports.data.map((r) => (
-                <tr key={`${r.run_id}-${r.started_at}`}>
-                  <td>{new Date(r.started_at * 1000).toLocaleString()}</td>
-                  <td>{r.confirmed === null ? 'no feedback' : r.confirmed ? 'yes' : 'no'}</td>
-                  <td class="num">{r.confirm_seconds === null ? '–' : `${r.confirm_seconds} s`}</td>
-                  <td class="num">{formatDuration(r.ran_seconds)}</td>
-                  <td>{r.full_duration ? 'yes' : `no (${r.stop_reason})`}</td>
-                  <td class={r.passed ? 'good' : 'bad'}>{r.passed ? 'passed' : 'failed'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testid="exercise-reports"
+          head={
+            <>
+              <th>Started</th>
+              <th>Confirmed</th>
+              <th class="num">Time to confirm</th>
+              <th class="num">Ran</th>
+              <th>Full duration</th>
+              <th>Result</th>
+            </>
+          }
+        >
+          {reports.data.map((r) => (
+            <tr key={`${r.run_id}-${r.started_at}`}>
+              <td>{new Date(r.started_at * 1000).toLocaleString()}</td>
+              <td>{r.confirmed === null ? 'no feedback' : r.confirmed ? 'yes' : 'no'}</td>
+              <td class="num">{r.confirm_seconds === null ? '–' : `${r.confirm_seconds} s`}</td>
+              <td class="num">{formatDuration(r.ran_seconds)}</td>
+              <td>{r.full_duration ? 'yes' : `no (${r.stop_reason})`}</td>
+              <td class={r.passed ? 'good' : 'bad'}>{r.passed ? 'passed' : 'failed'}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </Card>
   );

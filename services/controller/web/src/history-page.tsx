@@ -3,9 +3,8 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { useLoad } from './feedback.js';
 import { RuntimeChart, runtimePerDay } from './runtime-chart.js';
+import { at } from './time.js';
 import { HISTORY_TOTAL_HEADER, type History, type Stats, TRIGGERS } from './types.js';
-
-const at = (s: number | null) => (s ? new Date(s * 1000).toLocaleString() : '–');
 
 export function HistoryPage() {
   const [trigger, setTrigger] = useState('');

@@ -1,7 +1,9 @@
 import { Banner, Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { DataTable } from './data-table.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
+import { InputField } from './fields.js';
 import type { MaintenanceItem } from './types.js';
 
 const day = (s: number | null) => (s ? new Date(s * 1000).toLocaleDateString() : '–');
@@ -55,69 +57,60 @@ export function MaintenanceCard({ onChange }: { onChange: () => void }) {
       <Feedback note={action.note} onClose={action.clear} testid="maintenance-feedback" />
       {items.error ? <Banner>{items.error}</Banner> : null}
       {items.data ? (
-        <div class="table-wrap">
-          <table data-testid="maintenance">
-            <thead>
-              <tr>
-                <th>Item</th>
-                <th>Every</th>
-                <th class="num">Due at (h)</th>
-                <th>Due by</th>
-                <th>Status</th>
-                <th>Last done</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {items.data.map((i) => (
-                <tr key={i.id} data-testid={`maintenance-${i.id}`}>
-                  <td>{i.name}</td>
-                  <td>{interval(i)}</td>
-                  <td class="num">{i.due_engine_hours ?? '–'}</td>
-                  <td>{day(i.due_at)}</td>
-                  <td class={STATUS_CLASS[i.status]} data-testid="maintenance-status">
-                    {STATUS_TEXT[i.status]}
-                  </td>
-                  <td>
-                    {day(i.last_done_at)} · {i.last_done_engine_hours} h
-                  </td>
-                  <td>
-                    <button type="button" disabled={action.busy} onClick={() => done(i)}>
-                      Done
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testid="maintenance"
+          head={
+            <>
+              <th>Item</th>
+              <th>Every</th>
+              <th class="num">Due at (h)</th>
+              <th>Due by</th>
+              <th>Status</th>
+              <th>Last done</th>
+              <th />
+            </>
+          }
+        >
+          {items.data.map((i) => (
+            <tr key={i.id} data-testid={`maintenance-${i.id}`}>
+              <td>{i.name}</td>
+              <td>{interval(i)}</td>
+              <td class="num">{i.due_engine_hours ?? '–'}</td>
+              <td>{day(i.due_at)}</td>
+              <td class={STATUS_CLASS[i.status]} data-testid="maintenance-status">
+                {STATUS_TEXT[i.status]}
+              </td>
+              <td>
+                {day(i.last_done_at)} · {i.last_done_engine_hours} h
+              </td>
+              <td>
+                <button type="button" disabled={action.busy} onClick={() => done(i)}>
+                  Done
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       <form class="row" onSubmit={add}>
-        <label class="field">
-          <span>New item</span>
-          <input name="maintenance_name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label class="field">
-          <span>Every (engine hours)</span>
-          <input
-            type="number"
-            name="maintenance_hours"
-            min={0}
-            step="any"
-            value={hours}
-            onInput={(e) => setHours(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Every (months)</span>
-          <input
-            type="number"
-            name="maintenance_months"
-            min={1}
-            value={months}
-            onInput={(e) => setMonths(e.currentTarget.value)}
-          />
-        </label>
+        <InputField label="New item" name="maintenance_name" value={name} onValue={setName} />
+        <InputField
+          label="Every (engine hours)"
+          type="number"
+          name="maintenance_hours"
+          min={0}
+          step="any"
+          value={hours}
+          onValue={setHours}
+        />
+        <InputField
+          label="Every (months)"
+          type="number"
+          name="maintenance_months"
+          min={1}
+          value={months}
+          onValue={setMonths}
+        />
         <button type="submit" class="primary" disabled={action.busy}>
           Add item
         </button>

@@ -1,7 +1,9 @@
 import { Banner, Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { relaynodeAdmin, type VisibleWifi } from './api.js';
+import { DataTable } from './data-table.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
+import { CheckField, InputField } from './fields.js';
 
 /** NetworkManager's strength (0-100) as four bars, with the number beside them. */
 function Signal({ strength }: { strength: number }) {
@@ -43,7 +45,8 @@ export function WifiCard() {
     const name = ssid.trim();
     void act
       .run(
-        () => (mode === 'connect' ? relaynodeAdmin.connect(name, pw) : relaynodeAdmin.add(name, pw, autoConnect)),
+        () =>
+          mode === 'connect' ? relaynodeAdmin.connect(name, pw) : relaynodeAdmin.add(name, pw, autoConnect),
         mode === 'connect' ? `Relay node connecting to ${name}` : `${name} saved on the relay node`,
       )
       .then((ok) => {
@@ -52,7 +55,11 @@ export function WifiCard() {
       });
   };
   const forget = (name: string) => {
-    if (!confirm(`Forget the WiFi network "${name}" on the relay node? If the node is connected through it, it disconnects.`))
+    if (
+      !confirm(
+        `Forget the WiFi network "${name}" on the relay node? If the node is connected through it, it disconnects.`,
+      )
+    )
       return;
     void act.run(() => relaynodeAdmin.forget(name), `${name} forgotten`).then(refresh);
   };
@@ -65,38 +72,36 @@ export function WifiCard() {
     <Card title="Relay node WiFi" wide>
       <Feedback note={act.note} onClose={act.clear} testid="wifi-feedback" />
       {visible.error ? <Banner>{visible.error}</Banner> : null}
-      <div class="table-wrap">
-        <table data-testid="wifi-networks">
-          <thead>
-            <tr>
-              <th>Network</th>
-              <th>Signal</th>
-              <th>Band</th>
-              <th>Security</th>
-              <th>Saved</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {(visible.data?.networks ?? []).map((n) => (
-              <tr key={n.ssid} data-ssid={n.ssid}>
-                <td>{n.ssid}</td>
-                <td>
-                  <Signal strength={n.strength} />
-                </td>
-                <td>{band(n.frequency_mhz)}</td>
-                <td>{n.secured ? 'secured' : 'open'}</td>
-                <td>{n.saved ? 'yes' : 'no'}</td>
-                <td>
-                  <button type="button" onClick={() => pick(n)}>
-                    Use
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        testid="wifi-networks"
+        head={
+          <>
+            <th>Network</th>
+            <th>Signal</th>
+            <th>Band</th>
+            <th>Security</th>
+            <th>Saved</th>
+            <th />
+          </>
+        }
+      >
+        {(visible.data?.networks ?? []).map((n) => (
+          <tr key={n.ssid} data-ssid={n.ssid}>
+            <td>{n.ssid}</td>
+            <td>
+              <Signal strength={n.strength} />
+            </td>
+            <td>{band(n.frequency_mhz)}</td>
+            <td>{n.secured ? 'secured' : 'open'}</td>
+            <td>{n.saved ? 'yes' : 'no'}</td>
+            <td>
+              <button type="button" onClick={() => pick(n)}>
+                Use
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {visible.data && visible.data.networks.length === 0 ? <p class="muted">No networks in range.</p> : null}
       <div class="actions">
         <button type="button" disabled={act.busy} onClick={refresh}>
@@ -123,26 +128,30 @@ export function WifiCard() {
       <form onSubmit={submit('connect')}>
         <h2>Join or save a network</h2>
         <div class="row">
-          <label class="field">
-            <span>Network name (SSID)</span>
-            <input type="text" name="wifi_ssid" maxLength={32} value={ssid} onInput={(e) => setSsid(e.currentTarget.value)} />
-          </label>
-          <label class="field">
-            <span>Password (empty for an open network)</span>
-            <input
-              type="password"
-              name="wifi_password"
-              autocomplete="new-password"
-              maxLength={63}
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          </label>
+          <InputField
+            label="Network name (SSID)"
+            type="text"
+            name="wifi_ssid"
+            maxLength={32}
+            value={ssid}
+            onValue={setSsid}
+          />
+          <InputField
+            label="Password (empty for an open network)"
+            type="password"
+            name="wifi_password"
+            autocomplete="new-password"
+            maxLength={63}
+            value={password}
+            onValue={setPassword}
+          />
         </div>
-        <label class="check">
-          <input type="checkbox" name="wifi_auto_connect" checked={autoConnect} onChange={(e) => setAutoConnect(e.currentTarget.checked)} />
-          <span>Join automatically when in range (for a saved network)</span>
-        </label>
+        <CheckField
+          label="Join automatically when in range (for a saved network)"
+          name="wifi_auto_connect"
+          checked={autoConnect}
+          onCheck={setAutoConnect}
+        />
         <div class="actions">
           <button type="submit" class="primary" disabled={act.busy || !ssid.trim()}>
             Connect now

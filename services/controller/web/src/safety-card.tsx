@@ -1,23 +1,15 @@
 import { Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
-import { api } from './api.js';
-import { Feedback, useAction } from './feedback.js';
+import { Feedback } from './feedback.js';
+import { CheckField, InputField } from './fields.js';
 import type { GenState } from './types.js';
+import { useCommand } from './use-command.js';
 
 /** Overrides, the timed Quiet override and the lockout acknowledgment. */
 export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise<void> }) {
-  const act = useAction();
+  const { act, post } = useCommand(refresh);
   const [ack, setAck] = useState(false);
   const [quietMinutes, setQuietMinutes] = useState('60');
-
-  const post = (path: string, body: unknown, ok: string) =>
-    act.run(async () => {
-      try {
-        await api(path, { method: 'POST', body });
-      } finally {
-        await refresh();
-      }
-    }, ok);
 
   return (
     <Card title="Override and lockout">
@@ -29,14 +21,18 @@ export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise
         <button
           type="button"
           disabled={act.busy || s.override === 'force_run'}
-          onClick={() => void post('/api/override/enable', { override_type: 'force_run' }, 'Override force_run enabled')}
+          onClick={() =>
+            void post('/api/override/enable', { override_type: 'force_run' }, 'Override force_run enabled')
+          }
         >
           Force run
         </button>
         <button
           type="button"
           disabled={act.busy || s.override === 'force_stop'}
-          onClick={() => void post('/api/override/enable', { override_type: 'force_stop' }, 'Override force_stop enabled')}
+          onClick={() =>
+            void post('/api/override/enable', { override_type: 'force_stop' }, 'Override force_stop enabled')
+          }
         >
           Force stop
         </button>
@@ -48,26 +44,28 @@ export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise
           End override
         </button>
       </div>
-      <p class="muted">force_run keeps an input-signal run going; force_stop blocks automatic starts. Both last until ended.</p>
+      <p class="muted">
+        force_run keeps an input-signal run going; force_stop blocks automatic starts. Both last until ended.
+      </p>
 
       <fieldset>
         <legend>Quiet override</legend>
         <div class="row">
-          <label class="field">
-            <span>Minutes</span>
-            <input
-              type="number"
-              name="quiet_minutes"
-              min={1}
-              max={1440}
-              value={quietMinutes}
-              onInput={(e) => setQuietMinutes(e.currentTarget.value)}
-            />
-          </label>
+          <InputField
+            label="Minutes"
+            type="number"
+            name="quiet_minutes"
+            min={1}
+            max={1440}
+            value={quietMinutes}
+            onValue={setQuietMinutes}
+          />
           <button
             type="button"
             disabled={act.busy}
-            onClick={() => void post('/api/override/quiet', { minutes: Number(quietMinutes) }, 'Quiet override enabled')}
+            onClick={() =>
+              void post('/api/override/quiet', { minutes: Number(quietMinutes) }, 'Quiet override enabled')
+            }
           >
             Ignore Quiet
           </button>
@@ -89,15 +87,19 @@ export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise
             <span class="muted"> · cooldown {s.cooldown_remaining_seconds ?? 0} s left</span>
           ) : null}
         </p>
-        <label class="check">
-          <input type="checkbox" name="acknowledge" checked={ack} onChange={(e) => setAck(e.currentTarget.checked)} />
-          <span>I have checked the generator and acknowledge the lockout</span>
-        </label>
+        <CheckField
+          label="I have checked the generator and acknowledge the lockout"
+          name="acknowledge"
+          checked={ack}
+          onCheck={setAck}
+        />
         <button
           type="button"
           disabled={act.busy || !ack}
           onClick={() =>
-            void post('/api/generator/clear-lockout', { acknowledge: true }, 'Lockout cleared').then((ok) => ok && setAck(false))
+            void post('/api/generator/clear-lockout', { acknowledge: true }, 'Lockout cleared').then(
+              (ok) => ok && setAck(false),
+            )
           }
         >
           Clear lockout

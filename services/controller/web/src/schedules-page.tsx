@@ -1,12 +1,18 @@
 import { Banner, Card } from '@outpost/ui';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Feedback, useAction, useLoad } from './feedback.js';
+import { DataTable } from './data-table.js';
+import { Feedback } from './feedback.js';
+import { CheckField, CheckList, InputField } from './fields.js';
+import { RecordActions } from './record-actions.js';
+import { at } from './time.js';
 import type { ExerciseStatus, Schedule } from './types.js';
+import { useDraft } from './use-draft.js';
+import { useRecords } from './use-records.js';
 
 /** days_of_week follow cron: 0 = Sunday … 6 = Saturday. */
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const at = (s: number | null) => (s ? new Date(s * 1000).toLocaleString() : '–');
+const DAY_ITEMS = DAYS.map((name, id) => ({ id, name }));
 
 export function SchedulesPage() {
   return (
@@ -18,8 +24,8 @@ export function SchedulesPage() {
 }
 
 function SchedulesCard() {
-  const list = useLoad(() => api<Schedule[]>('/api/schedules'));
-  const act = useAction();
+  const schedules = useRecords<Schedule>('/api/schedules');
+  const { list, act } = schedules;
   const [name, setName] = useState('');
   const [days, setDays] = useState<number[]>([]);
   const [time, setTime] = useState('06:00');
@@ -27,13 +33,20 @@ function SchedulesCard() {
 
   const create = (e: Event) => {
     e.preventDefault();
-    void act
-      .run(async () => {
-        await api('/api/schedules', {
-          body: { name: name.trim(), days_of_week: days, start_time: time, duration_minutes: Number(duration), enabled: true },
-        });
-        list.reload();
-      }, 'Schedule created')
+    void schedules
+      .change(
+        () =>
+          api('/api/schedules', {
+            body: {
+              name: name.trim(),
+              days_of_week: days,
+              start_time: time,
+              duration_minutes: Number(duration),
+              enabled: true,
+            },
+          }),
+        'Schedule created',
+      )
       .then((ok) => {
         if (ok) {
           setName('');
@@ -41,95 +54,80 @@ function SchedulesCard() {
         }
       });
   };
-  const toggle = (s: Schedule) =>
-    void act.run(async () => {
-      await api(`/api/schedules/${s.id}`, { method: 'PUT', body: { enabled: !s.enabled } });
-      list.reload();
-    }, s.enabled ? `Schedule "${s.name}" disabled` : `Schedule "${s.name}" enabled`);
-  const remove = (s: Schedule) => {
-    if (!confirm(`Delete the schedule "${s.name}"?`)) return;
-    void act.run(async () => {
-      await api(`/api/schedules/${s.id}`, { method: 'DELETE' });
-      list.reload();
-    }, 'Schedule deleted');
-  };
 
   return (
     <Card title="Schedules" wide>
       <Feedback note={act.note} onClose={act.clear} testid="schedules-feedback" />
       {list.error ? <Banner>{list.error}</Banner> : null}
-      <div class="table-wrap">
-        <table data-testid="schedules">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Days</th>
-              <th>Start</th>
-              <th class="num">Minutes</th>
-              <th>Next run</th>
-              <th>Last result</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((s) => (
-              <tr key={s.id} class={s.enabled ? '' : 'row-off'}>
-                <td>{s.name}</td>
-                <td>{s.days_of_week.map((d) => DAYS[d]).join(' ')}</td>
-                <td>{s.start_time}</td>
-                <td class="num">{s.duration_minutes}</td>
-                <td>{s.enabled ? at(s.next_execution) : 'disabled'}</td>
-                <td>{s.last_result ?? '–'}</td>
-                <td>
-                  <div class="row">
-                    <button type="button" disabled={act.busy} onClick={() => toggle(s)}>
-                      {s.enabled ? 'Disable' : 'Enable'}
-                    </button>
-                    <button type="button" disabled={act.busy} onClick={() => remove(s)}>
-                      Delete
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        testid="schedules"
+        head={
+          <>
+            <th>Name</th>
+            <th>Days</th>
+            <th>Start</th>
+            <th class="num">Minutes</th>
+            <th>Next run</th>
+            <th>Last result</th>
+            <th />
+          </>
+        }
+      >
+        {(list.data ?? []).map((s) => (
+          <tr key={s.id} class={s.enabled ? '' : 'row-off'}>
+            <td>{s.name}</td>
+            <td>{s.days_of_week.map((d) => DAYS[d]).join(' ')}</td>
+            <td>{s.start_time}</td>
+            <td class="num">{s.duration_minutes}</td>
+            <td>{s.enabled ? at(s.next_execution) : 'disabled'}</td>
+            <td>{s.last_result ?? '–'}</td>
+            <RecordActions
+              records={schedules}
+              record={s}
+              toggled={s.enabled ? `Schedule "${s.name}" disabled` : `Schedule "${s.name}" enabled`}
+              confirmDelete={`Delete the schedule "${s.name}"?`}
+              deleted="Schedule deleted"
+            />
+          </tr>
+        ))}
+      </DataTable>
       {list.data && list.data.length === 0 ? <p class="muted">No schedules yet.</p> : null}
       <form onSubmit={create}>
         <h2>New schedule</h2>
         <div class="row">
-          <label class="field">
-            <span>Name</span>
-            <input type="text" name="schedule_name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </label>
-          <label class="field">
-            <span>Start (HH:MM, controller time)</span>
-            <input type="text" name="schedule_time" inputMode="numeric" value={time} onInput={(e) => setTime(e.currentTarget.value)} />
-          </label>
-          <label class="field">
-            <span>Duration (minutes)</span>
-            <input type="number" name="schedule_duration" min={1} max={1440} value={duration} onInput={(e) => setDuration(e.currentTarget.value)} />
-          </label>
+          <InputField
+            label="Name"
+            type="text"
+            name="schedule_name"
+            maxLength={100}
+            value={name}
+            onValue={setName}
+          />
+          <InputField
+            label="Start (HH:MM, controller time)"
+            type="text"
+            name="schedule_time"
+            inputMode="numeric"
+            value={time}
+            onValue={setTime}
+          />
+          <InputField
+            label="Duration (minutes)"
+            type="number"
+            name="schedule_duration"
+            min={1}
+            max={1440}
+            value={duration}
+            onValue={setDuration}
+          />
         </div>
-        <fieldset>
-          <legend>Days</legend>
-          <div class="checks">
-            {DAYS.map((d, i) => (
-              <label class="check" key={d}>
-                <input
-                  type="checkbox"
-                  name={`day-${i}`}
-                  checked={days.includes(i)}
-                  onChange={(e) =>
-                    setDays(e.currentTarget.checked ? [...days, i].sort() : days.filter((x) => x !== i))
-                  }
-                />
-                <span>{d}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckList
+          label="Days"
+          name="day"
+          items={DAY_ITEMS}
+          selected={days}
+          onChange={(ids) => setDays(ids.sort())}
+        />
         <button type="submit" class="primary" disabled={act.busy}>
           Add schedule
         </button>
@@ -141,22 +139,23 @@ function SchedulesCard() {
 type ExerciseDraft = Pick<ExerciseStatus, 'enabled' | 'frequency_days' | 'start_time' | 'duration_minutes'>;
 
 function ExerciseCard() {
-  const ex = useLoad(() => api<ExerciseStatus>('/api/exercise'));
-  const act = useAction();
-  const [draft, setDraft] = useState<ExerciseDraft | null>(null);
-  useEffect(() => {
-    const d = ex.data;
-    if (d) setDraft({ enabled: d.enabled, frequency_days: d.frequency_days, start_time: d.start_time, duration_minutes: d.duration_minutes });
-  }, [ex.data]);
-
-  const save = (e: Event) => {
-    e.preventDefault();
-    if (!draft) return;
-    void act.run(async () => {
-      await api('/api/exercise', { method: 'PUT', body: draft });
-      ex.reload();
-    }, 'Exercise schedule saved');
-  };
+  const {
+    loaded: ex,
+    act,
+    draft,
+    setDraft,
+    save,
+  } = useDraft({
+    load: () => api<ExerciseStatus>('/api/exercise'),
+    draftOf: (d): ExerciseDraft => ({
+      enabled: d.enabled,
+      frequency_days: d.frequency_days,
+      start_time: d.start_time,
+      duration_minutes: d.duration_minutes,
+    }),
+    store: (draft) => api('/api/exercise', { method: 'PUT', body: draft }),
+    saved: 'Exercise schedule saved',
+  });
 
   return (
     <Card title="Exercise">
@@ -174,47 +173,38 @@ function ExerciseCard() {
       ) : null}
       {draft ? (
         <form onSubmit={save}>
-          <label class="check">
-            <input
-              type="checkbox"
-              name="exercise_enabled"
-              checked={draft.enabled}
-              onChange={(e) => setDraft({ ...draft, enabled: e.currentTarget.checked })}
-            />
-            <span>Run the generator regularly to keep it healthy</span>
-          </label>
+          <CheckField
+            label="Run the generator regularly to keep it healthy"
+            name="exercise_enabled"
+            checked={draft.enabled}
+            onCheck={(enabled) => setDraft({ ...draft, enabled })}
+          />
           <div class="row">
-            <label class="field">
-              <span>Every (days)</span>
-              <input
-                type="number"
-                name="frequency_days"
-                min={1}
-                max={365}
-                value={draft.frequency_days}
-                onInput={(e) => setDraft({ ...draft, frequency_days: Number(e.currentTarget.value) })}
-              />
-            </label>
-            <label class="field">
-              <span>At (HH:MM)</span>
-              <input
-                type="text"
-                name="exercise_time"
-                value={draft.start_time}
-                onInput={(e) => setDraft({ ...draft, start_time: e.currentTarget.value })}
-              />
-            </label>
-            <label class="field">
-              <span>For (minutes)</span>
-              <input
-                type="number"
-                name="exercise_duration"
-                min={1}
-                max={1440}
-                value={draft.duration_minutes}
-                onInput={(e) => setDraft({ ...draft, duration_minutes: Number(e.currentTarget.value) })}
-              />
-            </label>
+            <InputField
+              label="Every (days)"
+              type="number"
+              name="frequency_days"
+              min={1}
+              max={365}
+              value={draft.frequency_days}
+              onValue={(v) => setDraft({ ...draft, frequency_days: Number(v) })}
+            />
+            <InputField
+              label="At (HH:MM)"
+              type="text"
+              name="exercise_time"
+              value={draft.start_time}
+              onValue={(v) => setDraft({ ...draft, start_time: v })}
+            />
+            <InputField
+              label="For (minutes)"
+              type="number"
+              name="exercise_duration"
+              min={1}
+              max={1440}
+              value={draft.duration_minutes}
+              onValue={(v) => setDraft({ ...draft, duration_minutes: Number(v) })}
+            />
           </div>
           <button type="submit" class="primary" disabled={act.busy}>
             Save exercise

@@ -1,8 +1,10 @@
 import { Banner, Card, formatDuration } from '@outpost/ui';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, session } from './api.js';
-import { Feedback, useAction, useLoad } from './feedback.js';
+import { Feedback, useAction } from './feedback.js';
+import { CheckField, type Choice, InputField, SelectField } from './fields.js';
 import type { ControllerSettings, FuelSettings, FuelUsage, RuntimeLimits } from './types.js';
+import { useDraft } from './use-draft.js';
 
 export function SettingsPage() {
   return (
@@ -15,28 +17,27 @@ export function SettingsPage() {
   );
 }
 
-const POLICIES: { value: ControllerSettings['boot_arming_policy']; label: string }[] = [
+type Policy = ControllerSettings['boot_arming_policy'];
+const POLICIES: Choice<Policy>[] = [
   { value: 'fail_safe', label: 'Start disarmed (fail safe)' },
   { value: 'preserve_state', label: 'Keep the arming it had before the restart' },
 ];
 
 /** What the controller does with arming when it starts; BOOT_ARMING_POLICY in the environment wins. */
 function StartupCard() {
-  const settings = useLoad(() => api<ControllerSettings>('/api/settings'));
-  const act = useAction();
-  const [policy, setPolicy] = useState<ControllerSettings['boot_arming_policy'] | null>(null);
-  useEffect(() => {
-    if (settings.data) setPolicy(settings.data.boot_arming_policy);
-  }, [settings.data]);
+  const {
+    loaded: settings,
+    act,
+    draft: policy,
+    setDraft: setPolicy,
+    save,
+  } = useDraft({
+    load: () => api<ControllerSettings>('/api/settings'),
+    draftOf: (s) => s.boot_arming_policy,
+    store: (p) => api('/api/settings', { method: 'PUT', body: { boot_arming_policy: p } }),
+    saved: 'Start-up arming saved',
+  });
   const fromEnv = settings.data?.boot_arming_policy_from_env ?? null;
-  const save = (e: Event) => {
-    e.preventDefault();
-    if (!policy) return;
-    void act.run(async () => {
-      await api('/api/settings', { method: 'PUT', body: { boot_arming_policy: policy } });
-      settings.reload();
-    }, 'Start-up arming saved');
-  };
   return (
     <Card title="After a restart">
       <Feedback note={act.note} onClose={act.clear} testid="startup-feedback" />
@@ -48,20 +49,13 @@ function StartupCard() {
       ) : null}
       {policy ? (
         <form onSubmit={save}>
-          <label class="field">
-            <span>Arming at start</span>
-            <select
-              name="boot_arming_policy"
-              value={policy}
-              onChange={(e) => setPolicy(e.currentTarget.value as ControllerSettings['boot_arming_policy'])}
-            >
-              {POLICIES.map((p) => (
-                <option key={p.value} value={p.value}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label="Arming at start"
+            name="boot_arming_policy"
+            value={policy}
+            choices={POLICIES}
+            onValue={setPolicy}
+          />
           <button type="submit" class="primary" disabled={act.busy}>
             Save start-up arming
           </button>
@@ -90,27 +84,23 @@ function PasswordCard() {
     <Card title="Password">
       <Feedback note={act.note} onClose={act.clear} testid="password-feedback" />
       <form onSubmit={save}>
-        <label class="field">
-          <span>Current password</span>
-          <input
-            type="password"
-            name="current_password"
-            autocomplete="current-password"
-            value={current}
-            onInput={(e) => setCurrent(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>New password (at least 10 characters)</span>
-          <input
-            type="password"
-            name="new_password"
-            autocomplete="new-password"
-            minLength={10}
-            value={next}
-            onInput={(e) => setNext(e.currentTarget.value)}
-          />
-        </label>
+        <InputField
+          label="Current password"
+          type="password"
+          name="current_password"
+          autocomplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+        <InputField
+          label="New password (at least 10 characters)"
+          type="password"
+          name="new_password"
+          autocomplete="new-password"
+          minLength={10}
+          value={next}
+          onValue={setNext}
+        />
         <button type="submit" class="primary" disabled={act.busy || !current || next.length < 10}>
           Change password
         </button>
@@ -119,22 +109,29 @@ function PasswordCard() {
   );
 }
 
-function FuelCard() {
-  const usage = useLoad(() => api<FuelUsage>('/api/generator/fuel-usage'));
-  const act = useAction();
-  const [draft, setDraft] = useState<FuelSettings | null>(null);
-  useEffect(() => {
-    if (usage.data) setDraft(usage.data.settings);
-  }, [usage.data]);
+const FUEL_TYPES: Choice<FuelSettings['fuel_type']>[] = [
+  { value: 'lpg', label: 'LPG' },
+  { value: 'natural_gas', label: 'Natural gas' },
+  { value: 'diesel', label: 'Diesel' },
+];
+const LOADS: Choice<string>[] = [
+  { value: '50', label: '50 %' },
+  { value: '100', label: '100 %' },
+];
 
-  const save = (e: Event) => {
-    e.preventDefault();
-    if (!draft) return;
-    void act.run(async () => {
-      await api('/api/generator/fuel-settings', { method: 'PUT', body: draft });
-      usage.reload();
-    }, 'Fuel settings saved');
-  };
+function FuelCard() {
+  const {
+    loaded: usage,
+    act,
+    draft,
+    setDraft,
+    save,
+  } = useDraft({
+    load: () => api<FuelUsage>('/api/generator/fuel-usage'),
+    draftOf: (u) => u.settings,
+    store: (draft) => api('/api/generator/fuel-settings', { method: 'PUT', body: draft }),
+    saved: 'Fuel settings saved',
+  });
   const reset = () => {
     if (!confirm('Reset the fuel usage counter to zero?')) return;
     void act.run(async () => {
@@ -175,59 +172,42 @@ function FuelCard() {
       {draft ? (
         <form onSubmit={save}>
           <div class="row">
-            <label class="field">
-              <span>Fuel type</span>
-              <select
-                name="fuel_type"
-                value={draft.fuel_type}
-                onChange={(e) =>
-                  setDraft({ ...draft, fuel_type: e.currentTarget.value as FuelSettings['fuel_type'] })
-                }
-              >
-                <option value="lpg">LPG</option>
-                <option value="natural_gas">Natural gas</option>
-                <option value="diesel">Diesel</option>
-              </select>
-            </label>
-            <label class="field">
-              <span>Expected load</span>
-              <select
-                name="expected_load"
-                value={String(draft.expected_load)}
-                onChange={(e) =>
-                  setDraft({ ...draft, expected_load: Number(e.currentTarget.value) as 50 | 100 })
-                }
-              >
-                <option value="50">50 %</option>
-                <option value="100">100 %</option>
-              </select>
-            </label>
+            <SelectField
+              label="Fuel type"
+              name="fuel_type"
+              value={draft.fuel_type}
+              choices={FUEL_TYPES}
+              onValue={(fuel_type) => setDraft({ ...draft, fuel_type })}
+            />
+            <SelectField
+              label="Expected load"
+              name="expected_load"
+              value={String(draft.expected_load)}
+              choices={LOADS}
+              onValue={(v) => setDraft({ ...draft, expected_load: Number(v) as 50 | 100 })}
+            />
           </div>
           <div class="row">
-            <label class="field">
-              <span>Gallons per hour at 50 %</span>
-              <input
-                type="number"
-                name="gph_at_50"
-                min={0}
-                max={1000}
-                step="any"
-                value={draft.gph_at_50}
-                onInput={(e) => setDraft({ ...draft, gph_at_50: Number(e.currentTarget.value) })}
-              />
-            </label>
-            <label class="field">
-              <span>Gallons per hour at 100 %</span>
-              <input
-                type="number"
-                name="gph_at_100"
-                min={0}
-                max={1000}
-                step="any"
-                value={draft.gph_at_100}
-                onInput={(e) => setDraft({ ...draft, gph_at_100: Number(e.currentTarget.value) })}
-              />
-            </label>
+            <InputField
+              label="Gallons per hour at 50 %"
+              type="number"
+              name="gph_at_50"
+              min={0}
+              max={1000}
+              step="any"
+              value={draft.gph_at_50}
+              onValue={(v) => setDraft({ ...draft, gph_at_50: Number(v) })}
+            />
+            <InputField
+              label="Gallons per hour at 100 %"
+              type="number"
+              name="gph_at_100"
+              min={0}
+              max={1000}
+              step="any"
+              value={draft.gph_at_100}
+              onValue={(v) => setDraft({ ...draft, gph_at_100: Number(v) })}
+            />
           </div>
           <button type="submit" class="primary" disabled={act.busy}>
             Save fuel settings
@@ -244,28 +224,23 @@ type LimitDraft = Pick<
 >;
 
 function LimitsCard() {
-  const limits = useLoad(() => api<RuntimeLimits>('/api/generator/runtime-limits'));
-  const act = useAction();
-  const [draft, setDraft] = useState<LimitDraft | null>(null);
-  useEffect(() => {
-    const d = limits.data;
-    if (d)
-      setDraft({
-        runtime_limits_enabled: d.runtime_limits_enabled,
-        max_run_minutes: d.max_run_minutes,
-        cooldown_minutes: d.cooldown_minutes,
-        lockout_on_max_runtime: d.lockout_on_max_runtime,
-      });
-  }, [limits.data]);
-
-  const save = (e: Event) => {
-    e.preventDefault();
-    if (!draft) return;
-    void act.run(async () => {
-      await api('/api/generator/runtime-limits', { method: 'PUT', body: draft });
-      limits.reload();
-    }, 'Runtime limits saved');
-  };
+  const {
+    loaded: limits,
+    act,
+    draft,
+    setDraft,
+    save,
+  } = useDraft({
+    load: () => api<RuntimeLimits>('/api/generator/runtime-limits'),
+    draftOf: (d): LimitDraft => ({
+      runtime_limits_enabled: d.runtime_limits_enabled,
+      max_run_minutes: d.max_run_minutes,
+      cooldown_minutes: d.cooldown_minutes,
+      lockout_on_max_runtime: d.lockout_on_max_runtime,
+    }),
+    store: (draft) => api('/api/generator/runtime-limits', { method: 'PUT', body: draft }),
+    saved: 'Runtime limits saved',
+  });
 
   return (
     <Card title="Runtime limits">
@@ -284,48 +259,38 @@ function LimitsCard() {
       ) : null}
       {draft ? (
         <form onSubmit={save}>
-          <label class="check">
-            <input
-              type="checkbox"
-              name="runtime_limits_enabled"
-              checked={draft.runtime_limits_enabled}
-              onChange={(e) => setDraft({ ...draft, runtime_limits_enabled: e.currentTarget.checked })}
-            />
-            <span>Limit continuous runtime</span>
-          </label>
+          <CheckField
+            label="Limit continuous runtime"
+            name="runtime_limits_enabled"
+            checked={draft.runtime_limits_enabled}
+            onCheck={(on) => setDraft({ ...draft, runtime_limits_enabled: on })}
+          />
           <div class="row">
-            <label class="field">
-              <span>Maximum run (minutes)</span>
-              <input
-                type="number"
-                name="max_run_minutes"
-                min={1}
-                max={10080}
-                value={draft.max_run_minutes}
-                onInput={(e) => setDraft({ ...draft, max_run_minutes: Number(e.currentTarget.value) })}
-              />
-            </label>
-            <label class="field">
-              <span>Cooldown (minutes)</span>
-              <input
-                type="number"
-                name="cooldown_minutes"
-                min={0}
-                max={10080}
-                value={draft.cooldown_minutes}
-                onInput={(e) => setDraft({ ...draft, cooldown_minutes: Number(e.currentTarget.value) })}
-              />
-            </label>
-          </div>
-          <label class="check">
-            <input
-              type="checkbox"
-              name="lockout_on_max_runtime"
-              checked={draft.lockout_on_max_runtime}
-              onChange={(e) => setDraft({ ...draft, lockout_on_max_runtime: e.currentTarget.checked })}
+            <InputField
+              label="Maximum run (minutes)"
+              type="number"
+              name="max_run_minutes"
+              min={1}
+              max={10080}
+              value={draft.max_run_minutes}
+              onValue={(v) => setDraft({ ...draft, max_run_minutes: Number(v) })}
             />
-            <span>Lock out after the maximum runtime (needs acknowledgment)</span>
-          </label>
+            <InputField
+              label="Cooldown (minutes)"
+              type="number"
+              name="cooldown_minutes"
+              min={0}
+              max={10080}
+              value={draft.cooldown_minutes}
+              onValue={(v) => setDraft({ ...draft, cooldown_minutes: Number(v) })}
+            />
+          </div>
+          <CheckField
+            label="Lock out after the maximum runtime (needs acknowledgment)"
+            name="lockout_on_max_runtime"
+            checked={draft.lockout_on_max_runtime}
+            onCheck={(on) => setDraft({ ...draft, lockout_on_max_runtime: on })}
+          />
           <button type="submit" class="primary" disabled={act.busy}>
             Save runtime limits
           </button>

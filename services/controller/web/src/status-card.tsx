@@ -1,10 +1,10 @@
 import { Banner, Card, Flag, formatDuration } from '@outpost/ui';
+import { at } from './time.js';
 import type { GenState } from './types.js';
 
-const at = (s: number | null | undefined) => (s ? new Date(s * 1000).toLocaleString() : '–');
-
 const HOA_TEXT: Record<string, string> = {
-  quiet: 'HOA selector at Quiet: automatic starts (bms, schedule, exercise) are held off; manual starts still work',
+  quiet:
+    'HOA selector at Quiet: automatic starts (bms, schedule, exercise) are held off; manual starts still work',
   run: 'HOA selector at Run: the generator is held on by the operator',
   fault: 'HOA selector fault (both contacts closed): treated as Auto; check the switch wiring',
 };
@@ -16,7 +16,8 @@ export function StateBanners({ s }: { s: GenState }) {
       {s.slave_physical_safety_engaged ? (
         <Banner>
           <span data-testid="epo-banner">
-            EPO engaged at the relay node: the relay is held off and every start is refused until it is released.
+            EPO engaged at the relay node: the relay is held off and every start is refused until it is
+            released.
           </span>
         </Banner>
       ) : null}
@@ -31,21 +32,26 @@ export function StateBanners({ s }: { s: GenState }) {
       {s.override ? (
         <Banner kind="warn">
           <span data-testid="override-banner">
-            Override in force: {s.override === 'force_run' ? 'force run (the input signal cannot stop a run)' : 'force stop (automatic starts are blocked)'}
+            Override in force:{' '}
+            {s.override === 'force_run'
+              ? 'force run (the input signal cannot stop a run)'
+              : 'force stop (automatic starts are blocked)'}
           </span>
         </Banner>
       ) : null}
       {s.lockout_active ? (
         <Banner>
           <span data-testid="lockout-banner">
-            Runtime lockout: the generator reached its maximum runtime. No restart until the lockout is acknowledged.
+            Runtime lockout: the generator reached its maximum runtime. No restart until the lockout is
+            acknowledged.
           </span>
         </Banner>
       ) : null}
       {s.cooldown_active ? (
         <Banner kind="warn">
           <span data-testid="cooldown-banner">
-            Cooldown: automatic starts wait {formatDuration(s.cooldown_remaining_seconds ?? 0)} more; manual starts bypass it.
+            Cooldown: automatic starts wait {formatDuration(s.cooldown_remaining_seconds ?? 0)} more; manual
+            starts bypass it.
           </span>
         </Banner>
       ) : null}
@@ -59,7 +65,15 @@ export function StateBanners({ s }: { s: GenState }) {
   );
 }
 
-export function StatusCard({ s, nodeRelay, stale }: { s: GenState; nodeRelay: boolean | null; stale: boolean }) {
+export function StatusCard({
+  s,
+  nodeRelay,
+  stale,
+}: {
+  s: GenState;
+  nodeRelay: boolean | null;
+  stale: boolean;
+}) {
   const link = s.slave_connection_status ?? (s.slave_connected ? 'connected' : 'disconnected');
   return (
     <Card title="Generator">
@@ -94,15 +108,16 @@ export function StatusCard({ s, nodeRelay, stale }: { s: GenState; nodeRelay: bo
         </div>
         <div>
           <dt>Relay node</dt>
-          <dd data-testid="node-link" class={link === 'connected' ? 'good' : link === 'unknown' ? 'muted' : 'bad'}>
+          <dd
+            data-testid="node-link"
+            class={link === 'connected' ? 'good' : link === 'unknown' ? 'muted' : 'bad'}
+          >
             {link}
           </dd>
         </div>
         <div>
           <dt>Node relay</dt>
-          <dd data-testid="node-relay">
-            {nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}
-          </dd>
+          <dd data-testid="node-relay">{nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}</dd>
         </div>
         <div>
           <dt>HOA</dt>

@@ -1,8 +1,13 @@
 import { Banner, Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Feedback, useAction, useLoad } from './feedback.js';
+import { DataTable } from './data-table.js';
+import { Feedback, useLoad } from './feedback.js';
+import { InputField } from './fields.js';
+import { RecordActions } from './record-actions.js';
+import { at } from './time.js';
 import type { Webhook } from './types.js';
+import { useRecords } from './use-records.js';
 
 interface Delivery {
   id: number;
@@ -14,11 +19,9 @@ interface Delivery {
   created_at: number;
 }
 
-const at = (s: number | null) => (s ? new Date(s * 1000).toLocaleString() : '–');
-
 export function WebhooksPage() {
-  const list = useLoad(() => api<Webhook[]>('/api/webhooks'));
-  const act = useAction();
+  const webhooks = useRecords<Webhook>('/api/webhooks');
+  const { list, act } = webhooks;
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [events, setEvents] = useState('*');
@@ -27,18 +30,20 @@ export function WebhooksPage() {
 
   const create = (e: Event) => {
     e.preventDefault();
-    void act
-      .run(async () => {
+    void webhooks
+      .change(async () => {
         const w = await api<Webhook>('/api/webhooks', {
           body: {
             url: url.trim(),
             ...(secret ? { secret } : {}),
-            events: events.split(',').map((x) => x.trim()).filter(Boolean),
+            events: events
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
             enabled: true,
           },
         });
         setCreated(w.secret ? w : null);
-        list.reload();
       }, 'Webhook added')
       .then((ok) => {
         if (ok) {
@@ -47,24 +52,12 @@ export function WebhooksPage() {
         }
       });
   };
-  const toggle = (w: Webhook) =>
-    void act.run(async () => {
-      await api(`/api/webhooks/${w.id}`, { method: 'PUT', body: { enabled: !w.enabled } });
-      list.reload();
-    }, w.enabled ? 'Webhook disabled' : 'Webhook enabled');
-  const remove = (w: Webhook) => {
-    if (!confirm(`Delete the webhook to ${w.url}?`)) return;
-    void act.run(async () => {
-      await api(`/api/webhooks/${w.id}`, { method: 'DELETE' });
-      list.reload();
-    }, 'Webhook deleted');
-  };
   const test = () =>
     void act.run(async () => {
-      const r = await api<{ sent: number; results: { url: string; ok: boolean; status: number | null; error: string | null }[] }>(
-        '/api/webhooks/test',
-        { method: 'POST' },
-      );
+      const r = await api<{
+        sent: number;
+        results: { url: string; ok: boolean; status: number | null; error: string | null }[];
+      }>('/api/webhooks/test', { method: 'POST' });
       const failed = r.results.filter((x) => !x.ok);
       if (failed.length) throw new Error(failed.map((f) => `${f.url}: ${f.error ?? f.status}`).join('; '));
     }, 'Test event delivered to every enabled webhook');
@@ -79,40 +72,36 @@ export function WebhooksPage() {
           </Banner>
         ) : null}
         {list.error ? <Banner>{list.error}</Banner> : null}
-        <div class="table-wrap">
-          <table data-testid="webhooks">
-            <thead>
-              <tr>
-                <th>URL</th>
-                <th>Events</th>
-                <th>Added</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data ?? []).map((w) => (
-                <tr key={w.id} class={w.enabled ? '' : 'row-off'}>
-                  <td>{w.url}</td>
-                  <td>{w.events.join(', ')}</td>
-                  <td>{at(w.created_at)}</td>
-                  <td>
-                    <div class="row">
-                      <button type="button" onClick={() => setOpen(open === w.id ? null : w.id)}>
-                        Deliveries
-                      </button>
-                      <button type="button" disabled={act.busy} onClick={() => toggle(w)}>
-                        {w.enabled ? 'Disable' : 'Enable'}
-                      </button>
-                      <button type="button" disabled={act.busy} onClick={() => remove(w)}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testid="webhooks"
+          head={
+            <>
+              <th>URL</th>
+              <th>Events</th>
+              <th>Added</th>
+              <th />
+            </>
+          }
+        >
+          {(list.data ?? []).map((w) => (
+            <tr key={w.id} class={w.enabled ? '' : 'row-off'}>
+              <td>{w.url}</td>
+              <td>{w.events.join(', ')}</td>
+              <td>{at(w.created_at)}</td>
+              <RecordActions
+                records={webhooks}
+                record={w}
+                toggled={w.enabled ? 'Webhook disabled' : 'Webhook enabled'}
+                confirmDelete={`Delete the webhook to ${w.url}?`}
+                deleted="Webhook deleted"
+              >
+                <button type="button" onClick={() => setOpen(open === w.id ? null : w.id)}>
+                  Deliveries
+                </button>
+              </RecordActions>
+            </tr>
+          ))}
+        </DataTable>
         {list.data && list.data.length === 0 ? <p class="muted">No webhooks yet.</p> : null}
         <div class="actions">
           <button type="button" disabled={act.busy} onClick={test}>
@@ -122,18 +111,29 @@ export function WebhooksPage() {
         <form onSubmit={create}>
           <h2>New webhook</h2>
           <div class="row">
-            <label class="field">
-              <span>URL (http or https)</span>
-              <input type="text" name="webhook_url" inputMode="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-            </label>
-            <label class="field">
-              <span>Secret (optional, 8+ characters; generated when empty)</span>
-              <input type="password" name="webhook_secret" autocomplete="new-password" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
-            </label>
-            <label class="field">
-              <span>Events (comma-separated; *, exact, or prefix*)</span>
-              <input type="text" name="webhook_events" value={events} onInput={(e) => setEvents(e.currentTarget.value)} />
-            </label>
+            <InputField
+              label="URL (http or https)"
+              type="text"
+              name="webhook_url"
+              inputMode="url"
+              value={url}
+              onValue={setUrl}
+            />
+            <InputField
+              label="Secret (optional, 8+ characters; generated when empty)"
+              type="password"
+              name="webhook_secret"
+              autocomplete="new-password"
+              value={secret}
+              onValue={setSecret}
+            />
+            <InputField
+              label="Events (comma-separated; *, exact, or prefix*)"
+              type="text"
+              name="webhook_events"
+              value={events}
+              onValue={setEvents}
+            />
           </div>
           <button type="submit" class="primary" disabled={act.busy}>
             Add webhook
@@ -150,30 +150,27 @@ function Deliveries({ id }: { id: number }) {
   return (
     <Card title={`Deliveries of webhook ${id}`} wide>
       {list.error ? <Banner>{list.error}</Banner> : null}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Created</th>
-              <th>Event</th>
-              <th>Status</th>
-              <th class="num">Attempts</th>
-              <th>Last answer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((d) => (
-              <tr key={d.id}>
-                <td>{at(d.created_at)}</td>
-                <td>{d.event}</td>
-                <td>{d.status}</td>
-                <td class="num">{d.attempts}</td>
-                <td>{d.last_error ?? d.last_status_code ?? '–'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        head={
+          <>
+            <th>Created</th>
+            <th>Event</th>
+            <th>Status</th>
+            <th class="num">Attempts</th>
+            <th>Last answer</th>
+          </>
+        }
+      >
+        {(list.data ?? []).map((d) => (
+          <tr key={d.id}>
+            <td>{at(d.created_at)}</td>
+            <td>{d.event}</td>
+            <td>{d.status}</td>
+            <td class="num">{d.attempts}</td>
+            <td>{d.last_error ?? d.last_status_code ?? '–'}</td>
+          </tr>
+        ))}
+      </DataTable>
     </Card>
   );
 }
