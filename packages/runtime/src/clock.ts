@@ -134,3 +134,23 @@ export class ManualClock implements Clock {
     return { id: timer.id };
   }
 }
+
+/**
+ * `p`, or a rejection with `message` once `ms` of real time have passed: a deadline on I/O (a broker
+ * that does not acknowledge), not a schedule, so it reads no Clock.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number, message = 'timeout'): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(message)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}

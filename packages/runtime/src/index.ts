@@ -1,5 +1,5 @@
 export { createApp, DEFAULT_BODY_LIMIT, HttpError, type OutpostApp, validationHook } from './app.js';
-export { type Clock, ManualClock, systemClock, type TimerHandle, TimerSlot } from './clock.js';
+export { type Clock, ManualClock, systemClock, type TimerHandle, TimerSlot, withTimeout } from './clock.js';
 export {
   baseEnvShape,
   ConfigError,
@@ -13,7 +13,7 @@ export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export type { DomainLogger } from './domain-logger.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
-export { createMetrics, type Metrics } from './metrics.js';
+export { createMetrics, flagGauge, type Metrics } from './metrics.js';
 export { type MetricsAuth, metricsAuthFromEnv, metricsEnvShape, metricsGuard } from './metrics-auth.js';
 export {
   createMqtt,

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -36,4 +36,24 @@ export function metricsRecorder(metrics: Metrics): (c: Context, ms: number) => v
     }
     child.observe(ms / 1000);
   };
+}
+
+/**
+ * A 0/1 gauge read at scrape time, so a safety flag (relay on, EPO engaged) can never go stale between
+ * the change and the scrape.
+ */
+export function flagGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => boolean | undefined,
+): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read() ? 1 : 0);
+    },
+  });
 }

@@ -15,6 +15,7 @@ import {
 } from '@outpost/contracts';
 import mqtt, { type IClientOptions, type MqttClient, Store } from 'mqtt';
 import type { Logger } from 'pino';
+import { withTimeout } from './clock.js';
 
 export class RequestTimeoutError extends Error {
   constructor(topic: string, timeoutMs: number) {
@@ -303,22 +304,6 @@ export async function createMqtt(opts: MqttOptions): Promise<OutpostMqtt> {
   const bus = new OutpostMqtt(opts);
   if (opts.waitForConnect !== false) await bus.waitConnected(opts.connectTimeoutMs ?? 10_000);
   return bus;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('timeout')), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** The URL without credentials, for logs. */

@@ -1,4 +1,10 @@
-import { type BaseUrls, parseNotifierUrl, redactNotifierUrl, send, type Target } from '@outpost/notification-senders';
+import {
+  type BaseUrls,
+  parseNotifierUrl,
+  redactNotifierUrl,
+  send,
+  type Target,
+} from '@outpost/notification-senders';
 
 /**
  * The relay node's side of notification delivery: every notifier URL is parsed and sent by

@@ -1,4 +1,5 @@
 import { health } from '@outpost/contracts';
+import { flagGauge } from '@outpost/runtime';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { controllerStats } from '../ha/stats.js';
@@ -43,14 +44,7 @@ export function createControllerMetrics() {
       const registers = [registry];
       const view = () => svc.controller.view();
       const flag = (name: string, help: string, read: () => boolean | undefined) =>
-        new Gauge({
-          name,
-          help,
-          registers,
-          collect() {
-            this.set(read() ? 1 : 0);
-          },
-        });
+        flagGauge(registry, name, help, read);
       flag('controller_generator_running', 'Generator running (1) or not (0)', () => view().running);
       flag('controller_armed', 'Relay armed', () => view().armed);
       flag('controller_relaynode_connected', 'Relay node connected', () => view().slave_connected);

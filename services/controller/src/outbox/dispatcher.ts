@@ -1,5 +1,5 @@
 import type { generator } from '@outpost/contracts';
-import { type Clock, Coalesced } from '../domain/clock.js';
+import { type Clock, Coalesced, withTimeout } from '../domain/clock.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { OutboxRow, OutboxStore } from '../db/outbox-store.js';
 import type { PendingMarks } from './pending-marks.js';
@@ -141,7 +141,11 @@ export class OutboxDispatcher {
   private async publishOne(sink: EventSink, row: OutboxRow): Promise<boolean> {
     if (!sink.connected) return false;
     try {
-      await withTimeout(sink.publish(this.toEvent(row)), this.opts.publishTimeoutMs ?? 5000);
+      await withTimeout(
+        sink.publish(this.toEvent(row)),
+        this.opts.publishTimeoutMs ?? 5000,
+        'publish timed out',
+      );
     } catch (err) {
       this.opts.logger.warn({ err, event: row.event }, 'event publish failed; kept in the outbox');
       return false;
@@ -243,20 +247,4 @@ export class OutboxDispatcher {
       );
     }
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('publish timed out')), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
 }

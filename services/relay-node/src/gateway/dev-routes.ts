@@ -1,22 +1,25 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { health, relaynode } from '@outpost/contracts';
 import { z } from 'zod';
+import type { RelaynodeConfig } from '../config.js';
 import type { RelayNode } from '../domain/relay-node.js';
 import type { MockIO } from '../hardware/mock-io.js';
 import { authErrors, body, json, security } from './openapi.js';
 
 /** Mock hardware only (ARCHITECTURE.md): press/release the EPO contact, inspect the mock GPIO. */
-export interface DevContext {
+export interface DevContext
+  extends Pick<
+    RelaynodeConfig,
+    | 'relayPin'
+    | 'relayActiveLow'
+    | 'epoPin'
+    | 'epoActiveLow'
+    | 'feedbackPin'
+    | 'feedbackActiveLow'
+    | 'hardwareSafety'
+  > {
   node: RelayNode;
   io: MockIO;
-  relayPin: string;
-  relayActiveLow: boolean;
-  epoPin: string;
-  epoActiveLow: boolean;
-  /** RUNNING_FEEDBACK_PIN, when the node has a running-feedback input. */
-  feedbackPin?: string | undefined;
-  feedbackActiveLow?: boolean;
-  hardwareSafety: boolean;
   powerCalls: () => string[];
 }
 

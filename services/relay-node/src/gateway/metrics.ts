@@ -1,4 +1,4 @@
-import type { OutpostApp } from '@outpost/runtime';
+import { flagGauge, type OutpostApp } from '@outpost/runtime';
 import { Counter, Gauge } from 'prom-client';
 import type { RelayNode } from '../domain/relay-node.js';
 
@@ -6,14 +6,7 @@ import type { RelayNode } from '../domain/relay-node.js';
 export function registerNodeMetrics(app: OutpostApp, node: RelayNode): void {
   const registers = [app.metrics.registry];
   const flag = (name: string, help: string, read: () => boolean) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      collect() {
-        this.set(read() ? 1 : 0);
-      },
-    });
+    flagGauge(app.metrics.registry, name, help, read);
   flag('relaynode_relay_on', 'Relay energised (generator start input closed)', () => node.isRelayOn);
   flag('relaynode_armed', 'Relay node armed', () => node.isArmed);
   flag(

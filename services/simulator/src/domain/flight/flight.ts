@@ -1,4 +1,5 @@
 import { direct, inverse, type LatLon, turnBetween } from './geo.js';
+import type { AircraftState } from '../aircraft-state.js';
 
 /** One resolved point of a route: an airport (with its field elevation) or coordinates (0 ft). */
 export interface Waypoint {
@@ -19,15 +20,7 @@ export interface FlightProfile {
 
 export type FlightPhase = 'takeoff' | 'climb' | 'cruise' | 'descent' | 'arrived';
 
-export interface FlightState {
-  lat: number;
-  lon: number;
-  altitude_ft: number;
-  speed_kts: number;
-  /** Degrees true in (0, 360]. */
-  heading: number;
-  vertical_fpm: number;
-}
+export type FlightState = AircraftState;
 
 export interface FlightProgress {
   phase: FlightPhase;

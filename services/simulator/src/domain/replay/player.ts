@@ -1,17 +1,11 @@
 import { turnBetween } from '../flight/geo.js';
 import type { ReplayPoint } from './track.js';
+import type { AircraftState } from '../aircraft-state.js';
 
 export const MIN_SPEED = 1;
 export const MAX_SPEED = 16;
 
-export interface ReplayState {
-  lat: number;
-  lon: number;
-  altitude_ft: number;
-  speed_kts: number;
-  heading: number;
-  vertical_fpm: number;
-}
+export type ReplayState = AircraftState;
 
 const normalize = (deg: number): number => {
   const r = ((deg % 360) + 360) % 360;
