@@ -96,7 +96,6 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
 
   status(): Record<string, unknown> {
     const now = this.opts.clock.now();
-    const s = this.engine.state();
     const plan = this.run?.plan;
     return {
       running: this.running,
@@ -106,15 +105,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       nmea: { ...this.settings.nmea },
       network: { ...this.settings.network, efb_target_ips: [...this.settings.network.efb_target_ips] },
       serial: { ...this.settings.serial },
-      airport_icao: this.airportIcao,
-      lat: s.lat,
-      lon: s.lon,
-      altitude_ft: s.altitude_ft,
-      speed_kts: s.speed_kts,
-      heading: s.heading,
-      target_altitude_ft: s.target_altitude_ft,
-      target_speed_kts: s.target_speed_kts,
-      target_heading: s.target_heading,
+      ...this.positionView(),
       rates: ratesView(this.engine.rates()),
       banner: this.currentBanner(),
       auto_start: this.autoStartStatus(),
@@ -195,8 +186,13 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     }
     const { airport_icao: _ignored, ...values } = update;
     this.engine.setTargets(values);
+    return this.changed(this.positionView());
+  }
+
+  /** The position part of the status: where the aircraft is and the targets it steers for. */
+  private positionView() {
     const s = this.engine.state();
-    return this.changed({
+    return {
       airport_icao: this.airportIcao,
       lat: s.lat,
       lon: s.lon,
@@ -206,7 +202,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
       target_altitude_ft: s.target_altitude_ft,
       target_speed_kts: s.target_speed_kts,
       target_heading: s.target_heading,
-    });
+    };
   }
 
   /** The start messages of the current settings (empty: Start may proceed). */
