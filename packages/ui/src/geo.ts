@@ -48,7 +48,8 @@ export function fitZoom(
     const ps = points.map((p) => project(p.lat, p.lon, z));
     const xs = ps.map((p) => p.x);
     const ys = ps.map((p) => p.y);
-    if (Math.max(...xs) - Math.min(...xs) <= w * 0.8 && Math.max(...ys) - Math.min(...ys) <= h * 0.8) return z;
+    if (Math.max(...xs) - Math.min(...xs) <= w * 0.8 && Math.max(...ys) - Math.min(...ys) <= h * 0.8)
+      return z;
   }
   return 1;
 }

@@ -2,7 +2,11 @@ import type { ComponentChildren } from 'preact';
 import type { LiveState } from '../live.js';
 
 /** A server or validation message. `role=alert` makes screen readers announce it. */
-export function Banner({ kind = 'error', children, onClose }: {
+export function Banner({
+  kind = 'error',
+  children,
+  onClose,
+}: {
   kind?: 'error' | 'info' | 'ok' | 'warn';
   children: ComponentChildren;
   onClose?: () => void;
@@ -19,7 +23,12 @@ export function Banner({ kind = 'error', children, onClose }: {
   );
 }
 
-export function Card({ title, children, id, wide }: {
+export function Card({
+  title,
+  children,
+  id,
+  wide,
+}: {
   title: string;
   children: ComponentChildren;
   id?: string;
@@ -33,7 +42,11 @@ export function Card({ title, children, id, wide }: {
   );
 }
 
-const CONN_TEXT: Record<LiveState, string> = { connecting: 'connecting…', open: 'live', closed: 'reconnecting…' };
+const CONN_TEXT: Record<LiveState, string> = {
+  connecting: 'connecting…',
+  open: 'live',
+  closed: 'reconnecting…',
+};
 
 export function ConnBadge({ state }: { state: LiveState }) {
   return (
@@ -44,7 +57,11 @@ export function ConnBadge({ state }: { state: LiveState }) {
 }
 
 /** The page frame: a header with the title, optional actions, and the content. */
-export function AppShell({ title, right, children }: {
+export function AppShell({
+  title,
+  right,
+  children,
+}: {
   title: string;
   right?: ComponentChildren;
   children: ComponentChildren;
@@ -61,7 +78,43 @@ export function AppShell({ title, right, children }: {
 }
 
 /** yes / no / – for a nullable flag, coloured. */
-export function Flag({ value, yes = 'yes', no = 'no' }: { value: boolean | null | undefined; yes?: string; no?: string }) {
+export function Flag({
+  value,
+  yes = 'yes',
+  no = 'no',
+}: {
+  value: boolean | null | undefined;
+  yes?: string;
+  no?: string;
+}) {
   if (value === null || value === undefined) return <span class="muted">–</span>;
   return <span class={value ? 'good' : 'bad'}>{value ? yes : no}</span>;
+}
+
+/** One checkbox with its text beside it (`name` is what a form and a test find it by). */
+export function CheckField({
+  label,
+  name,
+  checked,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  name: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label class="check">
+      <input
+        type="checkbox"
+        name={name}
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChange(e.currentTarget.checked)}
+      />
+      <span>{label}</span>
+    </label>
+  );
 }

@@ -30,7 +30,16 @@ export function sortRows<T>(rows: readonly T[], cols: readonly Column<T>[], sort
 }
 
 /** A table whose headers sort it; on a phone it scrolls sideways inside its own box. */
-export function SortTable<T>({ rows, cols, rowKey, sort, onSort, rowClass, label, empty }: {
+export function SortTable<T>({
+  rows,
+  cols,
+  rowKey,
+  sort,
+  onSort,
+  rowClass,
+  label,
+  empty,
+}: {
   rows: readonly T[];
   cols: readonly Column<T>[];
   rowKey: (row: T) => string;
@@ -57,7 +66,9 @@ export function SortTable<T>({ rows, cols, rowKey, sort, onSort, rowClass, label
                   <button
                     type="button"
                     class="th-sort"
-                    onClick={() => onSort({ key: c.key, dir: active && sort!.dir === 'asc' ? 'desc' : 'asc' })}
+                    onClick={() =>
+                      onSort({ key: c.key, dir: active && sort!.dir === 'asc' ? 'desc' : 'asc' })
+                    }
                   >
                     {c.title}
                     <span class="sort-mark">{active ? (sort!.dir === 'asc' ? ' ▲' : ' ▼') : ''}</span>

@@ -1,4 +1,7 @@
+import { CheckField } from '@outpost/ui';
 import type { ComponentChildren, InputHTMLAttributes, TextareaHTMLAttributes } from 'preact';
+
+export { CheckField };
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'label' | 'value' | 'onInput'>;
 
@@ -67,31 +70,6 @@ export function SelectField<V extends string>({
   );
 }
 
-/** One checkbox with its text beside it. */
-export function CheckField({
-  label,
-  name,
-  checked,
-  onCheck,
-}: {
-  label: string;
-  name: string;
-  checked: boolean;
-  onCheck: (checked: boolean) => void;
-}) {
-  return (
-    <label class="check">
-      <input
-        type="checkbox"
-        name={name}
-        checked={checked}
-        onChange={(e) => onCheck(e.currentTarget.checked)}
-      />
-      <span>{label}</span>
-    </label>
-  );
-}
-
 /** A set of ids picked with one checkbox each (named `${name}-${id}`). */
 export function CheckList({
   label,
@@ -117,7 +95,7 @@ export function CheckList({
             label={i.name}
             name={`${name}-${i.id}`}
             checked={selected.includes(i.id)}
-            onCheck={(on) => onChange(on ? [...selected, i.id] : selected.filter((x) => x !== i.id))}
+            onChange={(on) => onChange(on ? [...selected, i.id] : selected.filter((x) => x !== i.id))}
           />
         ))}
       </div>

@@ -104,7 +104,7 @@ function EventForm({
         label={`Send on ${d.event}`}
         name="event_enabled"
         checked={d.enabled}
-        onCheck={(enabled) => setD({ ...d, enabled })}
+        onChange={(enabled) => setD({ ...d, enabled })}
       />
       <CheckList
         label="Channels"

@@ -6,7 +6,12 @@ import { Feedback, useAction, useLoad } from './feedback.js';
 import { WifiCard } from './relaynode-wifi.js';
 
 interface NodeStatus {
-  relay?: { relay_on?: boolean; armed?: boolean; failsafe_triggered?: boolean; physical_safety_engaged?: boolean };
+  relay?: {
+    relay_on?: boolean;
+    armed?: boolean;
+    failsafe_triggered?: boolean;
+    physical_safety_engaged?: boolean;
+  };
   failsafe?: Record<string, unknown>;
 }
 interface RebootSchedule {
@@ -130,7 +135,8 @@ function PowerCard({ relayOn }: { relayOn: boolean }) {
       {relayOn ? (
         <div data-testid="power-refused">
           <Banner kind="info">
-            The relay is ON (generator running): the relay node refuses to reboot or shut down until it is OFF.
+            The relay is ON (generator running): the relay node refuses to reboot or shut down until it is
+            OFF.
           </Banner>
         </div>
       ) : null}
@@ -150,7 +156,13 @@ function RebootCard() {
   const act = useAction();
   const [draft, setDraft] = useState<RebootSchedule>({ enabled: false, day: 'sunday', hour: 3, minute: 0 });
   useEffect(() => {
-    if (cur.data) setDraft({ enabled: cur.data.enabled, day: cur.data.day, hour: cur.data.hour, minute: cur.data.minute });
+    if (cur.data)
+      setDraft({
+        enabled: cur.data.enabled,
+        day: cur.data.day,
+        hour: cur.data.hour,
+        minute: cur.data.minute,
+      });
   }, [cur.data]);
   const save = (e: Event) => {
     e.preventDefault();
@@ -176,7 +188,11 @@ function RebootCard() {
         <div class="row">
           <label class="field">
             <span>Day</span>
-            <select name="reboot_day" value={draft.day} onChange={(e) => setDraft({ ...draft, day: e.currentTarget.value })}>
+            <select
+              name="reboot_day"
+              value={draft.day}
+              onChange={(e) => setDraft({ ...draft, day: e.currentTarget.value })}
+            >
               {REBOOT_DAYS.map((d) => (
                 <option key={d} value={d}>
                   {d}
@@ -186,11 +202,25 @@ function RebootCard() {
           </label>
           <label class="field">
             <span>Hour (0–23)</span>
-            <input type="number" name="reboot_hour" min={0} max={23} value={draft.hour} onInput={(e) => setDraft({ ...draft, hour: Number(e.currentTarget.value) })} />
+            <input
+              type="number"
+              name="reboot_hour"
+              min={0}
+              max={23}
+              value={draft.hour}
+              onInput={(e) => setDraft({ ...draft, hour: Number(e.currentTarget.value) })}
+            />
           </label>
           <label class="field">
             <span>Minute (0–59)</span>
-            <input type="number" name="reboot_minute" min={0} max={59} value={draft.minute} onInput={(e) => setDraft({ ...draft, minute: Number(e.currentTarget.value) })} />
+            <input
+              type="number"
+              name="reboot_minute"
+              min={0}
+              max={59}
+              value={draft.minute}
+              onInput={(e) => setDraft({ ...draft, minute: Number(e.currentTarget.value) })}
+            />
           </label>
         </div>
         <button type="submit" class="primary" disabled={act.busy}>
@@ -215,7 +245,10 @@ function NotifierCard() {
   }, [cur.data]);
   const saveUrls = (e: Event) => {
     e.preventDefault();
-    const list = urls.split('\n').map((u) => u.trim()).filter(Boolean);
+    const list = urls
+      .split('\n')
+      .map((u) => u.trim())
+      .filter(Boolean);
     void act
       .run(async () => {
         await api('/api/relaynode/notifications', { body: { notifier_urls: list } });
@@ -233,7 +266,10 @@ function NotifierCard() {
     }, 'Cooldowns saved');
   };
   const test = () =>
-    void act.run(() => api('/api/relaynode/notifications/test', { method: 'POST' }), 'Test notification sent by the relay node');
+    void act.run(
+      () => api('/api/relaynode/notifications/test', { method: 'POST' }),
+      'Test notification sent by the relay node',
+    );
   return (
     <Card title="Relay node notifications">
       <Feedback note={act.note} onClose={act.clear} testid="node-notify-feedback" />
@@ -265,11 +301,25 @@ function NotifierCard() {
         <div class="row">
           <label class="field">
             <span>Failsafe cooldown (minutes)</span>
-            <input type="number" name="failsafe_cooldown" min={0} max={10080} value={failsafe} onInput={(e) => setFailsafe(e.currentTarget.value)} />
+            <input
+              type="number"
+              name="failsafe_cooldown"
+              min={0}
+              max={10080}
+              value={failsafe}
+              onInput={(e) => setFailsafe(e.currentTarget.value)}
+            />
           </label>
           <label class="field">
             <span>Restored cooldown (minutes)</span>
-            <input type="number" name="restored_cooldown" min={0} max={10080} value={restored} onInput={(e) => setRestored(e.currentTarget.value)} />
+            <input
+              type="number"
+              name="restored_cooldown"
+              min={0}
+              max={10080}
+              value={restored}
+              onInput={(e) => setRestored(e.currentTarget.value)}
+            />
           </label>
         </div>
         <div class="actions">

@@ -150,7 +150,7 @@ export function WifiCard() {
           label="Join automatically when in range (for a saved network)"
           name="wifi_auto_connect"
           checked={autoConnect}
-          onCheck={setAutoConnect}
+          onChange={setAutoConnect}
         />
         <div class="actions">
           <button type="submit" class="primary" disabled={act.busy || !ssid.trim()}>

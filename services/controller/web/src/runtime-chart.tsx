@@ -3,7 +3,11 @@ import type { RunRecord } from './types.js';
 const DAY = 86400;
 
 /** Seconds run per local calendar day for the last `days` days, oldest first. */
-export function runtimePerDay(runs: RunRecord[], days: number, nowSec: number): { day: string; seconds: number }[] {
+export function runtimePerDay(
+  runs: RunRecord[],
+  days: number,
+  nowSec: number,
+): { day: string; seconds: number }[] {
   const out: { day: string; seconds: number }[] = [];
   const key = (sec: number) => new Date(sec * 1000).toLocaleDateString('en-CA');
   const index = new Map<string, number>();
@@ -33,10 +37,14 @@ export function RuntimeChart({ data }: { data: { day: string; seconds: number }[
     <figure class="chart" data-testid="runtime-chart">
       <svg viewBox={`0 0 ${W} ${H + 20}`} role="img" aria-label="Runtime per day, hours">
         <line class="axis" x1={pad} y1={H} x2={W} y2={H} />
-        <text x={0} y={12}>{maxH.toFixed(1)} h</text>
-        <text x={0} y={H}>0</text>
+        <text x={0} y={12}>
+          {maxH.toFixed(1)} h
+        </text>
+        <text x={0} y={H}>
+          0
+        </text>
         {data.map((d, i) => {
-          const h = ((d.seconds / 3600) / maxH) * (H - 16);
+          const h = (d.seconds / 3600 / maxH) * (H - 16);
           return (
             <g key={d.day}>
               <rect class="bar" x={pad + i * bw + 1} y={H - h} width={Math.max(1, bw - 2)} height={h}>
@@ -51,7 +59,9 @@ export function RuntimeChart({ data }: { data: { day: string; seconds: number }[
           );
         })}
       </svg>
-      <figcaption class="muted">Runtime per day · {(total / 3600).toFixed(2)} h in {data.length} days</figcaption>
+      <figcaption class="muted">
+        Runtime per day · {(total / 3600).toFixed(2)} h in {data.length} days
+      </figcaption>
     </figure>
   );
 }

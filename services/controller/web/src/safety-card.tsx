@@ -91,7 +91,7 @@ export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise
           label="I have checked the generator and acknowledge the lockout"
           name="acknowledge"
           checked={ack}
-          onCheck={setAck}
+          onChange={setAck}
         />
         <button
           type="button"

@@ -177,7 +177,7 @@ function ExerciseCard() {
             label="Run the generator regularly to keep it healthy"
             name="exercise_enabled"
             checked={draft.enabled}
-            onCheck={(enabled) => setDraft({ ...draft, enabled })}
+            onChange={(enabled) => setDraft({ ...draft, enabled })}
           />
           <div class="row">
             <InputField

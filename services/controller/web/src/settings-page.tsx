@@ -263,7 +263,7 @@ function LimitsCard() {
             label="Limit continuous runtime"
             name="runtime_limits_enabled"
             checked={draft.runtime_limits_enabled}
-            onCheck={(on) => setDraft({ ...draft, runtime_limits_enabled: on })}
+            onChange={(on) => setDraft({ ...draft, runtime_limits_enabled: on })}
           />
           <div class="row">
             <InputField
@@ -289,7 +289,7 @@ function LimitsCard() {
             label="Lock out after the maximum runtime (needs acknowledgment)"
             name="lockout_on_max_runtime"
             checked={draft.lockout_on_max_runtime}
-            onCheck={(on) => setDraft({ ...draft, lockout_on_max_runtime: on })}
+            onChange={(on) => setDraft({ ...draft, lockout_on_max_runtime: on })}
           />
           <button type="submit" class="primary" disabled={act.busy}>
             Save runtime limits

@@ -69,9 +69,7 @@ export function ControlPanel({ store, status }: { store: SimulatorStore; status:
         </button>
       </div>
       <p class="muted">
-        {status.running
-          ? `Running in ${status.mode ?? '–'} mode for ${formatDuration(uptime)}`
-          : 'Stopped'}
+        {status.running ? `Running in ${status.mode ?? '–'} mode for ${formatDuration(uptime)}` : 'Stopped'}
       </p>
     </Card>
   );

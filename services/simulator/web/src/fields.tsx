@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** A text setting: edits stay local until the field is left (or Enter), then go to the server once. */
-export function TextSetting({ label, value, onCommit, disabled, placeholder, name, inputMode }: {
+export function TextSetting({
+  label,
+  value,
+  onCommit,
+  disabled,
+  placeholder,
+  name,
+  inputMode,
+}: {
   label: string;
   value: string;
   onCommit: (v: string) => void;
@@ -35,7 +43,15 @@ export function TextSetting({ label, value, onCommit, disabled, placeholder, nam
 }
 
 /** A port or other integer; anything not a whole number is put back to the server's value. */
-export function NumberSetting({ label, value, onCommit, disabled, name, min = 1, max = 65535 }: {
+export function NumberSetting({
+  label,
+  value,
+  onCommit,
+  disabled,
+  name,
+  min = 1,
+  max = 65535,
+}: {
   label: string;
   value: number;
   onCommit: (v: number) => void;
@@ -65,27 +81,6 @@ export function NumberSetting({ label, value, onCommit, disabled, name, min = 1,
           } else setDraft(String(value));
         }}
       />
-    </label>
-  );
-}
-
-export function CheckSetting({ label, checked, onChange, disabled, name }: {
-  label: string;
-  checked: boolean;
-  onChange: (v: boolean) => void;
-  disabled?: boolean;
-  name: string;
-}) {
-  return (
-    <label class="check">
-      <input
-        type="checkbox"
-        name={name}
-        checked={checked}
-        disabled={disabled}
-        onChange={(e) => onChange(e.currentTarget.checked)}
-      />
-      <span>{label}</span>
     </label>
   );
 }

@@ -1,6 +1,9 @@
 import { apiFetch, LoginForm } from '@outpost/ui';
 
-export function Login({ onLogin, initialError }: {
+export function Login({
+  onLogin,
+  initialError,
+}: {
   onLogin: (username: string | null, bypass: boolean) => void;
   initialError?: string | undefined;
 }) {

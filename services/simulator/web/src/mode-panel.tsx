@@ -1,5 +1,4 @@
-import { Card } from '@outpost/ui';
-import { CheckSetting } from './fields.js';
+import { Card, CheckField } from '@outpost/ui';
 import type { ModeFlags, Post, Status } from './types.js';
 
 const MODES: ReadonlyArray<{ key: keyof ModeFlags; label: string; hint: string }> = [
@@ -36,7 +35,7 @@ export function ModePanel({ status, post }: { status: Status; post: Post }) {
           </label>
         ))}
       </fieldset>
-      <CheckSetting
+      <CheckField
         name="usb_output"
         label="USB serial output (NMEA)"
         checked={status.modes.usb_output}

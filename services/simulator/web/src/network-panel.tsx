@@ -1,5 +1,5 @@
-import { Card } from '@outpost/ui';
-import { CheckSetting, NumberSetting, TextSetting } from './fields.js';
+import { Card, CheckField } from '@outpost/ui';
+import { NumberSetting, TextSetting } from './fields.js';
 import type { NetworkSettings, Post, Status } from './types.js';
 
 export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
@@ -68,13 +68,13 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
         {efbMode ? null : (
           <p class="muted">EFB output is available in stand-alone, sender and rebroadcaster modes.</p>
         )}
-        <CheckSetting
+        <CheckField
           name="efb_enabled"
           label="EFB output"
           checked={n.efb_enabled}
           onChange={(v) => set({ efb_enabled: v })}
         />
-        <CheckSetting
+        <CheckField
           name="gdl90_enabled"
           label="GDL 90 output (ForeFlight, Garmin Pilot, FlyQ, SkyDemon)"
           checked={n.gdl90_enabled}
@@ -105,13 +105,13 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
               placeholder="e.g. Cessna sim"
               onCommit={(v) => set({ efb_sim_name: v })}
             />
-            <CheckSetting
+            <CheckField
               name="efb_broadcast"
               label={`Broadcast (${n.efb_broadcast_address})`}
               checked={n.efb_broadcast}
               onChange={(v) => set({ efb_broadcast: v })}
             />
-            <CheckSetting
+            <CheckField
               name="efb_ip_enabled"
               label="Garmin Pilot/ForeFlight (IP Address)"
               checked={n.efb_ip_enabled}
@@ -141,13 +141,13 @@ export function NetworkPanel({ status, post }: { status: Status; post: Post }) {
       {m.rebroadcaster ? (
         <fieldset disabled={locked}>
           <legend>Rebroadcast</legend>
-          <CheckSetting
+          <CheckField
             name="rebroadcast_usb"
             label="USB serial"
             checked={n.rebroadcast_usb}
             onChange={(v) => set({ rebroadcast_usb: v })}
           />
-          <CheckSetting
+          <CheckField
             name="rebroadcast_udp"
             label="UDP retransmit"
             checked={n.rebroadcast_udp}

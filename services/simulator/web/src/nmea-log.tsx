@@ -21,7 +21,11 @@ export function NmeaLog({ lines, running }: { lines: readonly string[]; running:
           setFollow(el.scrollHeight - el.scrollTop - el.clientHeight < 24);
         }}
       >
-        {lines.length === 0 ? (running ? 'Waiting for sentences…' : 'Start the emulator to see NMEA output.') : lines.join('\n')}
+        {lines.length === 0
+          ? running
+            ? 'Waiting for sentences…'
+            : 'Start the emulator to see NMEA output.'
+          : lines.join('\n')}
       </pre>
     </Card>
   );

@@ -1,5 +1,4 @@
-import { Card } from '@outpost/ui';
-import { CheckSetting } from './fields.js';
+import { Card, CheckField } from '@outpost/ui';
 import type { Post, Status } from './types.js';
 
 const SENTENCES = ['gpgga', 'gprmc', 'gpgll', 'gpgsa', 'gpgsv', 'gphdt', 'gpvtg', 'gpzda'] as const;
@@ -10,7 +9,7 @@ export function NmeaPanel({ status, post }: { status: Status; post: Post }) {
     <Card title="NMEA sentences" id="nmea">
       <div class="checks">
         {SENTENCES.map((k) => (
-          <CheckSetting
+          <CheckField
             key={k}
             name={k}
             label={k.toUpperCase()}

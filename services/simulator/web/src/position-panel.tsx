@@ -55,15 +55,39 @@ export function PositionPanel({ status, post }: { status: Status; post: Post }) 
         <div class="row">
           <label class="field">
             <span>Altitude ft</span>
-            <input type="number" name="target-altitude" min={-1500} max={60000} step="any" value={alt} onInput={(e) => setAlt(e.currentTarget.value)} />
+            <input
+              type="number"
+              name="target-altitude"
+              min={-1500}
+              max={60000}
+              step="any"
+              value={alt}
+              onInput={(e) => setAlt(e.currentTarget.value)}
+            />
           </label>
           <label class="field">
             <span>Speed kt</span>
-            <input type="number" name="target-speed" min={0} max={2000} step="any" value={spd} onInput={(e) => setSpd(e.currentTarget.value)} />
+            <input
+              type="number"
+              name="target-speed"
+              min={0}
+              max={2000}
+              step="any"
+              value={spd}
+              onInput={(e) => setSpd(e.currentTarget.value)}
+            />
           </label>
           <label class="field">
             <span>Heading °</span>
-            <input type="number" name="target-heading" min={0} max={360} step="any" value={hdg} onInput={(e) => setHdg(e.currentTarget.value)} />
+            <input
+              type="number"
+              name="target-heading"
+              min={0}
+              max={360}
+              step="any"
+              value={hdg}
+              onInput={(e) => setHdg(e.currentTarget.value)}
+            />
           </label>
         </div>
         <button type="submit">Set targets</button>
