@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
+import { createPgPool } from '@outpost/runtime/pg-pool';
 import * as schema from './schema.js';
 import type { Statement } from './batch-statement.js';
 
@@ -30,23 +30,9 @@ export interface OpenOptions {
 /** Opens the database and applies the migrations. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const migrateNow = opts.migrate ?? true;
-  // node-postgres: a server restart surfaces as query errors and 'error' events on idle clients,
-  // which the pool survives (postgres.js 3.4.9 can crash the process from a timer in that case).
-  const pool = new pg.Pool({
-    connectionString: opts.databaseUrl,
-    max: 5,
-    connectionTimeoutMillis: 5000,
-    // Each open connection is a PostgreSQL backend of ~18 MB; a burst's extra ones close soon after.
-    idleTimeoutMillis: 10_000,
-    query_timeout: 30_000,
-  });
-  pool.on('error', () => {
-    // An idle client lost its server; the pool replaces it on the next query.
-  });
-  pool.on('connect', (client) => {
-    // A checked-out client whose server goes away fails its query; its 'error' event must not crash us.
-    client.on('error', () => {});
-  });
+  // node-postgres rather than postgres.js, which (3.4.9) can crash the process from a timer when the
+  // server restarts.
+  const pool = createPgPool(opts.databaseUrl);
   const db = drizzle(pool, { schema });
   try {
     if (migrateNow)
