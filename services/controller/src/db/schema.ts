@@ -56,6 +56,7 @@ export const controllerState = controller.table('controller_state', {
   engine_ms: ms('engine_ms').notNull().default(0),
   engine_counting_since: ms('engine_counting_since'),
   health_alarm: text('health_alarm'),
+  automation_disarmed_at: ms('automation_disarmed_at'),
   updated_at: ms('updated_at').notNull(),
 });
 

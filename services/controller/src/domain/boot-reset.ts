@@ -1,4 +1,5 @@
 import type { BootArmingPolicy } from '@outpost/contracts';
+import { disarmedSince } from './modules/arming.js';
 import type { PersistedState } from './types.js';
 
 export interface BootResetResult {
@@ -26,6 +27,7 @@ export function bootReset(previous: PersistedState, policy: BootArmingPolicy, no
   if (relayDisarmedByPolicy) {
     state.slave_relay_armed = false;
     state.automation_armed = false;
+    state.automation_disarmed_at = disarmedSince(previous, now);
     state.manual_disarm_active = true;
   }
   const wasRunning = previous.generator_running;

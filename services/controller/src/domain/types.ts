@@ -19,6 +19,8 @@ export interface PersistedState {
   current_run_id: number | null;
   slave_relay_armed: boolean;
   automation_armed: boolean;
+  /** Since when automation has been disarmed (ms); null while armed, or never recorded (an older state). */
+  automation_disarmed_at: number | null;
   manual_disarm_active: boolean;
   slave_connection_status: RelayNodeConnectionStatus;
   missed_heartbeat_count: number;
@@ -51,6 +53,7 @@ export const INITIAL_STATE: PersistedState = {
   current_run_id: null,
   slave_relay_armed: false,
   automation_armed: false,
+  automation_disarmed_at: null,
   manual_disarm_active: false,
   slave_connection_status: 'unknown',
   missed_heartbeat_count: 0,

@@ -87,6 +87,24 @@ describe('SQL repository on PostgreSQL', () => {
     expect(open).toEqual([]);
   });
 
+  it('stores when automation was disarmed, and clears it on arming', async () => {
+    const c = make();
+    await c.boot();
+    await c.arm(USER);
+    await c.disarm(USER);
+    const disarmedAt = clock.now();
+    c.shutdown();
+    // Advanced once the first controller is gone, so none of its timed writes runs behind the second one.
+    clock.advance(3_600_000);
+    const repo = new SqlControllerRepository(database, clock);
+    expect((await repo.loadState())?.automation_disarmed_at).toBe(disarmedAt);
+    const again = make();
+    await again.boot();
+    await again.arm(USER);
+    again.shutdown();
+    expect((await repo.loadState())?.automation_disarmed_at).toBeNull();
+  });
+
   it('a batch is all or nothing: a failure inside the statement leaves no run, state or event', async () => {
     const repo = new SqlControllerRepository(database, clock);
     const before = (await database.db.select().from(runs)).length;

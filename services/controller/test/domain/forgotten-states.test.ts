@@ -23,6 +23,51 @@ describe('reminders for forgotten states', () => {
     expect(count(h.repo.events(), 'disarmed_reminder')).toBe(2);
   });
 
+  it('a restart keeps counting from the disarm, not from the boot', async () => {
+    const first = await harness({
+      armed: true,
+      policy: 'preserve_state',
+      config: { disarmedReminderHours: 24 },
+    });
+    await first.controller.disarm(USER);
+    const disarmedAt = first.clock.now();
+    await first.advance(20 * HOUR);
+    first.controller.shutdown();
+    const again = await harness({
+      repo: first.repo,
+      clock: first.clock,
+      policy: 'preserve_state',
+      config: { disarmedReminderHours: 24 },
+    });
+    await again.advance(4 * HOUR);
+    expect(count(again.repo.events(), 'disarmed_reminder')).toBe(1);
+    expect(again.repo.outbox.find((e) => e.event === 'disarmed_reminder')?.data).toMatchObject({
+      hours: 24,
+      since: Math.floor(disarmedAt / 1000),
+    });
+    // Disarming again while disarmed does not restart the count.
+    await again.controller.disarm(USER);
+    await again.advance(24 * HOUR);
+    expect(count(again.repo.events(), 'disarmed_reminder')).toBe(2);
+  });
+
+  it('the fail_safe boot disarm counts from the boot that disarmed', async () => {
+    const first = await harness({ armed: true, config: { disarmedReminderHours: 24 } });
+    await first.advance(50 * HOUR);
+    first.controller.shutdown();
+    const bootAt = first.clock.now();
+    const again = await harness({
+      repo: first.repo,
+      clock: first.clock,
+      config: { disarmedReminderHours: 24 },
+    });
+    expect(again.repo.state?.automation_disarmed_at).toBe(bootAt);
+    await again.advance(23 * HOUR);
+    expect(again.repo.events()).not.toContain('disarmed_reminder');
+    await again.advance(1 * HOUR);
+    expect(count(again.repo.events(), 'disarmed_reminder')).toBe(1);
+  });
+
   it('an override left on is reminded the same way', async () => {
     const h = await harness({ armed: true, config: { disarmedReminderHours: 2 } });
     await h.controller.enableOverride('force_stop', USER);

@@ -1,6 +1,11 @@
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import type { Actor, PersistedState } from '../types.js';
 
+/** When automation counts as disarmed from: now, unless it already was (then its first disarm stands). */
+export function disarmedSince(previous: PersistedState, now: number): number {
+  return previous.automation_armed ? now : (previous.automation_disarmed_at ?? now);
+}
+
 /** Arming the relay node and the automation together, and disarming them. */
 export class Arming implements ControllerModule {
   constructor(private readonly core: ModuleHost) {}
@@ -14,6 +19,7 @@ export class Arming implements ControllerModule {
         ...core.state,
         slave_relay_armed: true,
         automation_armed: true,
+        automation_disarmed_at: null,
         manual_disarm_active: false,
       };
       await core.persistNow({ label: 'arm', state: next, audit: [{ action: 'generator.arm', actor }] });
@@ -29,7 +35,12 @@ export class Arming implements ControllerModule {
   disarm(actor: Actor): Promise<PersistedState> {
     const core = this.core;
     return core.serial.run(async () => {
-      core.state = { ...core.state, slave_relay_armed: false, automation_armed: false };
+      core.state = {
+        ...core.state,
+        slave_relay_armed: false,
+        automation_armed: false,
+        automation_disarmed_at: disarmedSince(core.state, core.now),
+      };
       await core.safeRelay(() => core.deps.relay.setArmed(false));
       await core.persist({
         label: 'disarm',

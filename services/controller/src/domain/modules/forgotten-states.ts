@@ -68,8 +68,9 @@ class Reminder {
 
 /**
  * Reminders for states people forget: automation disarmed, or a force_run/force_stop override left
- * on, for longer than DISARMED_REMINDER_HOURS (0: never), then once a day while it lasts. When the
- * disarm began is not stored, so after a restart it counts from the boot.
+ * on, for longer than DISARMED_REMINDER_HOURS (0: never), then once a day while it lasts. Both count
+ * from when the state began as stored, so a restart does not put a reminder off; only a state written
+ * before automation_disarmed_at existed (or a fresh one, never armed) counts from the boot.
  */
 export class ForgottenStates implements ControllerModule {
   private disarmedSince: number | null = null;
@@ -96,7 +97,7 @@ export class ForgottenStates implements ControllerModule {
     const afterMs = (core.deps.config.disarmedReminderHours ?? 0) * HOUR_MS;
     const s = core.state;
     if (s.automation_armed) this.disarmedSince = null;
-    else if (this.disarmedSince === null) this.disarmedSince = core.now;
+    else this.disarmedSince = s.automation_disarmed_at ?? this.disarmedSince ?? core.now;
     this.disarmed.follow(this.disarmedSince, afterMs);
     this.override.follow(s.override_type === null ? null : (s.override_since ?? core.now), afterMs);
   }

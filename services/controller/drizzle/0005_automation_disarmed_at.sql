@@ -1,0 +1,1 @@
+ALTER TABLE "controller"."controller_state" ADD COLUMN "automation_disarmed_at" bigint;
