@@ -24,6 +24,7 @@ const EXPECTED = {
   controller: 'cd services/controller && npm run bench',
   broker: 'cd broker && npm run bench',
   'simulator-cadence': 'cd services/simulator && npm run bench',
+  'simulator-flight': 'cd services/simulator && npm run bench',
   dashboard: 'cd services/dashboard && npm run bench',
   footprint: 'node bench/footprint.mjs',
 };
@@ -32,7 +33,6 @@ const EXPECTED = {
 const PRINT_ONLY = [
   'services/simulator/bench/domain.bench.mjs (receiver parse rate, airport search)',
   'services/simulator/bench/gateway.bench.mjs (receiver TCP/UDP ingest, GET /api/status latency)',
-  'services/simulator/bench/flight.bench.mjs (flight-plan engine cost per tick with 8 outputs)',
 ];
 
 const DEFAULT_IN = [

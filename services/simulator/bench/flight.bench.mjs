@@ -3,7 +3,11 @@
 // sentences (USB serial and the sender), the XGPS line and the 4 GDL 90 frames, and sending them over
 // real UDP sockets to 8 loopback targets (NMEA sender, 3 XGPS tablets, 4 GDL 90 tablets).
 import { createSocket } from 'node:dgram';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 const airports = await import('../dist/airports/index.js');
 const { Flight } = await import('../dist/domain/flight/flight.js');
@@ -73,6 +77,7 @@ function runTicks(n) {
   return samples;
 }
 
+const loadBefore = loadavg()[0];
 runTicks(2000); // warm-up
 await new Promise((r) => setTimeout(r, 200));
 const samples = runTicks(20_000).sort();
@@ -85,3 +90,23 @@ console.log(
 );
 await new Promise((r) => setTimeout(r, 200));
 for (const s of [...sinks, out]) s.close();
+
+// For bench/report.mjs: one row, the tick's p99, with the rest of the distribution as its context.
+const us = (ms) => Number((ms * 1000).toFixed(1));
+const report = {
+  bench: 'simulator-flight',
+  at: new Date().toISOString(),
+  machine: { node: process.version, loadavg_1m_before: loadBefore, loadavg_1m_after: loadavg()[0] },
+  results: [
+    {
+      name: 'simulator flight-plan tick with 8 outputs (NMEA, XGPS, GDL 90 over loopback UDP), p99',
+      issue: 23,
+      figure: us(pct(99)),
+      unit: 'µs',
+      context: `mean ${us(mean)} µs, p50 ${us(pct(50))} µs, max ${us(samples.at(-1))} µs over ${samples.length} ticks; the budget is the 1 s between ticks`,
+    },
+  ],
+};
+const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bench', 'out');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'simulator-flight.json'), `${JSON.stringify(report, null, 2)}\n`);
