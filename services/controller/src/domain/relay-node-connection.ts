@@ -30,12 +30,16 @@ export interface LeaseView {
  * `tick()` runs once per heartbeat interval, just before the periodic heartbeat: each interval in
  * which applied_seq did not advance counts one missed heartbeat; an advance resets the count.
  * After boot the status stays `unknown` until the rule holds or the link is shown down (node
- * offline, or 2 missed intervals).
+ * offline, or 2 missed intervals). A node that comes back online counts only on a state it sends
+ * after that: the one it left behind (still retained, still "fresh") may be a killed process's, and
+ * connecting on it would report the link up, then down when the new process says it has no lease.
  */
 export class RelayNodeConnection {
   private online: boolean | null = null;
   private node: NodeReport | null = null;
   private nodeAt: number | null = null;
+  /** False from a return online until the node's next state: what came before belongs to its last session. */
+  private stateSinceOnline = true;
   private checkedSeq: number | null = null;
   private missed = 0;
   private status: RelayNodeConnectionStatus = 'unknown';
@@ -59,6 +63,7 @@ export class RelayNodeConnection {
 
   /** The node's availability topic changed. */
   availability(online: boolean, now: number): RelayReport {
+    if (online && this.online === false) this.stateSinceOnline = false;
     this.online = online;
     return this.evaluate(now);
   }
@@ -67,6 +72,7 @@ export class RelayNodeConnection {
   state(report: NodeReport, now: number): RelayReport {
     this.node = report;
     this.nodeAt = now;
+    this.stateSinceOnline = true;
     const seq = this.ourSeq();
     // Evidence that heartbeats get through resets the count at once (a returning node reconnects
     // within one heartbeat); checkedSeq only moves on ticks so the next tick still sees an advance.
@@ -100,7 +106,7 @@ export class RelayNodeConnection {
   private evaluate(now: number): RelayReport {
     const fresh = this.nodeAt !== null && now - this.nodeAt <= 2 * this.intervalMs;
     const ours = this.ourSeq() !== null;
-    const up = this.online === true && fresh && ours && this.missed < 2;
+    const up = this.online === true && this.stateSinceOnline && fresh && ours && this.missed < 2;
     const shownDown = this.online === false || this.missed >= 2 || (this.nodeAt !== null && !fresh);
     if (up) this.status = 'connected';
     else if (this.status !== 'unknown' || shownDown) this.status = 'disconnected';

@@ -1,6 +1,10 @@
 import { ManualClock } from '@outpost/runtime/clock';
 import { describe, expect, it } from 'vitest';
-import { type LeaseView, type NodeReport, RelayNodeConnection } from '../../src/domain/relay-node-connection.js';
+import {
+  type LeaseView,
+  type NodeReport,
+  RelayNodeConnection,
+} from '../../src/domain/relay-node-connection.js';
 
 const INTERVAL = 10_000;
 
@@ -111,6 +115,35 @@ describe('relay node connection rule', () => {
     expect(rebooted.connected).toBe(false);
     expect(r.link.needsResync()).toBe(true);
     expect(r.beat()?.connected).toBe(true);
+  });
+
+  it('a node back online connects on its new state, not the one it left behind: one connect, no flap', () => {
+    const r = rig();
+    r.link.availability(true, r.clock.now());
+    r.beat();
+    const seen: (string | undefined)[] = [];
+    const note = (connected: boolean | undefined) => {
+      const status = connected === undefined ? 'unknown' : connected ? 'connected' : 'disconnected';
+      if (seen.at(-1) !== status) seen.push(status);
+    };
+    note(r.link.availability(false, r.clock.now()).connected);
+    r.clock.advance(500);
+    // Killed and restarted within the interval: the retained state is still fresh and carries our epoch.
+    note(r.link.availability(true, r.clock.now()).connected);
+    expect(r.link.connectionStatus).toBe('disconnected');
+    note(r.link.state({ ...r.node, epoch: null, applied_seq: null }, r.clock.now()).connected);
+    expect(r.link.needsResync()).toBe(true);
+    note(r.beat()?.connected);
+    expect(seen).toEqual(['disconnected', 'connected']);
+  });
+
+  it('a node that reconnects with our lease still applied connects on the state it sends at its birth', () => {
+    const r = rig();
+    r.link.availability(true, r.clock.now());
+    r.beat();
+    r.link.availability(false, r.clock.now());
+    expect(r.link.availability(true, r.clock.now()).connected).toBe(false);
+    expect(r.link.state({ ...r.node }, r.clock.now()).connected).toBe(true);
   });
 
   it('is down when the state is older than 2 intervals even if seq checks pass', () => {
