@@ -131,6 +131,21 @@ const cadence = {
   retransmit: { sent: 5000, received: 5000, p50_ms: 0.3, p99_ms: 1.8, goal_p99_ms: 1 },
 };
 
+const flight = {
+  bench: 'simulator-flight',
+  at: '2026-01-02T09:45:00.000Z',
+  machine: { loadavg_1m_before: 0.5, loadavg_1m_after: 0.75, node: 'v20.19.0' },
+  results: [
+    {
+      name: 'simulator flight-plan tick with 8 outputs (NMEA, XGPS, GDL 90 over loopback UDP), p99',
+      issue: 23,
+      figure: 117.1,
+      unit: 'µs',
+      context: 'mean 45.2 µs',
+    },
+  ],
+};
+
 const dashboard = (date: string, cpu: number) => ({
   date,
   machine: { cpus: 2, node: 'v20.19.0', load_average_1m: { before: 1, after: 2 } },
@@ -199,6 +214,7 @@ function runReport() {
     new Date('2026-01-02T09:30:00Z'),
     new Date('2026-01-02T09:30:00Z'),
   );
+  write(inDir, 'simulator-flight.json', flight);
   write(inDir, 'dashboard-2026-01-01.json', dashboard('2026-01-01T08:00:00.000Z', 10));
   write(inDir, 'dashboard-2026-01-02.json', dashboard('2026-01-02T08:00:00.000Z', 65));
   write(inDir, 'notes.json', { hello: 'world' });
@@ -224,7 +240,7 @@ describe('bench/report.mjs', () => {
   };
 
   it('has one table row per figure of every bench format, with value, goal, ratio and verdict', () => {
-    expect(rows).toHaveLength(3 + 3 + 4 + 2 + 4);
+    expect(rows).toHaveLength(3 + 3 + 4 + 2 + 1 + 4);
     expect(row('GET /api/generator/state throughput')).toEqual({
       bench: 'controller',
       figure: 'GET /api/generator/state throughput',
@@ -265,6 +281,16 @@ describe('bench/report.mjs', () => {
       met: '—',
     });
     expect(row('dashboard WebSocket clients dropped')).toMatchObject({ value: '0', goal: '= 0', met: 'met' });
+    expect(
+      row('simulator flight-plan tick with 8 outputs (NMEA, XGPS, GDL 90 over loopback UDP), p99'),
+    ).toMatchObject({
+      bench: 'simulator-flight',
+      issue: '23',
+      value: '117.1',
+      unit: 'µs',
+      goal: '—',
+      met: '—',
+    });
   });
 
   it('shows every missed goal as not met, in the table and the summary', () => {
