@@ -23,3 +23,13 @@ export function createPgPool(connectionString: string): pg.Pool {
   });
   return pool;
 }
+
+/** True when the server answers a trivial query now (the /health `database` field). */
+export async function pingPool(pool: pg.Pool): Promise<boolean> {
+  try {
+    await pool.query('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import { createPgPool } from '@outpost/runtime/pg-pool';
+import { createPgPool, pingPool } from '@outpost/runtime/pg-pool';
 import * as schema from './schema.js';
 import type { Statement } from './batch-statement.js';
 
@@ -44,16 +43,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return {
     db: db as unknown as Db,
     query: async ({ name, text, params }) => (await pool.query({ name, text, values: params })).rows,
-    ping: () => ping(db as unknown as Db),
+    ping: () => pingPool(pool),
     close: () => pool.end(),
   };
-}
-
-async function ping(db: Db): Promise<boolean> {
-  try {
-    await db.execute(sql`select 1`);
-    return true;
-  } catch {
-    return false;
-  }
 }
