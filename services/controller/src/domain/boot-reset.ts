@@ -1,6 +1,5 @@
 import type { BootArmingPolicy } from '@outpost/contracts';
-import { disarmedSince } from './modules/arming.js';
-import type { PersistedState } from './types.js';
+import { disarmedSince, type PersistedState } from './types.js';
 
 export interface BootResetResult {
   state: PersistedState;

@@ -1,7 +1,7 @@
 // Time comes from @outpost/runtime's light clock entry, which loads no server code, so the domain
 // stays free of transport while every service shares one Clock and one TimerSlot.
 export type { Clock } from '@outpost/runtime/clock';
-export { TimerSlot, withTimeout } from '@outpost/runtime/clock';
+export { TimerSlot } from '@outpost/runtime/clock';
 
 /**
  * Runs one async job with no overlap: calls made while it runs fold into one more run after it. It

@@ -242,3 +242,8 @@ export interface DomainBus {
 export type { DomainLogger } from '@outpost/runtime/domain-logger';
 
 export type { HoaPosition };
+
+/** When automation counts as disarmed from: now, unless it already was (then its first disarm stands). */
+export function disarmedSince(previous: PersistedState, now: number): number {
+  return previous.automation_armed ? now : (previous.automation_disarmed_at ?? now);
+}

@@ -1,5 +1,6 @@
 import type { generator } from '@outpost/contracts';
-import { type Clock, Coalesced, withTimeout } from '../domain/clock.js';
+import { withTimeout } from '@outpost/runtime/clock';
+import { type Clock, Coalesced } from '../domain/clock.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { OutboxRow, OutboxStore } from '../db/outbox-store.js';
 import type { PendingMarks } from './pending-marks.js';

@@ -1,10 +1,5 @@
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
-import type { Actor, PersistedState } from '../types.js';
-
-/** When automation counts as disarmed from: now, unless it already was (then its first disarm stands). */
-export function disarmedSince(previous: PersistedState, now: number): number {
-  return previous.automation_armed ? now : (previous.automation_disarmed_at ?? now);
-}
+import { type Actor, disarmedSince, type PersistedState } from '../types.js';
 
 /** Arming the relay node and the automation together, and disarming them. */
 export class Arming implements ControllerModule {
