@@ -59,6 +59,8 @@ export const NOTIFICATION_EVENTS = [
   'maintenance_due',
   'disarmed_reminder',
   'override_reminder',
+  // The safety link: a run's relay ON not confirmed by the relay node.
+  'relay_not_confirmed',
 ] as const;
 export const NotificationEvent = z.enum(NOTIFICATION_EVENTS);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RowId, TopicId, UnixSeconds, UpdatedAt } from './common.js';
+import { HEALTH_ALARMS } from './health.js';
 import {
   BootArmingPolicy,
   ExpectedLoad,
@@ -51,7 +52,17 @@ export const GeneratorState = z.object({
   /** Generator health: null when no feedback source is set or it has not reported. */
   running_feedback: z.boolean().nullable().optional(),
   external_run_active: z.boolean().optional(),
-  health_alarm: z.enum(['fail_to_start', 'unexpected_stop', 'exercise_failed']).nullable().optional(),
+  health_alarm: z.enum(HEALTH_ALARMS).nullable().optional(),
+  /** When the relay node reported the current run's relay ON (its lease applied); null until then. */
+  relay_confirmed_at: UnixSeconds.nullable().optional(),
+  /** While the current run's relay is not confirmed: why (the node's refusal, EPO, not connected …). */
+  relay_unconfirmed_reason: z.string().nullable().optional(),
+  /**
+   * The relay node's clock minus the controller's, seconds (NTP-style, over the bus); null until
+   * measured. Nothing depends on it: the lease runs on the node's own clock. Shown to spot a Pi
+   * without time.
+   */
+  relaynode_clock_offset_seconds: z.number().nullable().optional(),
   engine_hours: z.number().nonnegative().optional(),
   maintenance_due: z.boolean().optional(),
   updated_at: UpdatedAt.optional(),
@@ -80,12 +91,18 @@ export const StartResponse = z.object({
   scheduled_stop_at: UnixSeconds.nullable(),
   message: z.string(),
   /**
-   * true: the MQTT broker took the relay ON command. false: the broker was unreachable (or refused
-   * it); the start is recorded and the ON goes over the relay node REST API (RELAYNODE_URL) or with
-   * the first heartbeat after the broker reconnects, only within the start's lease; `message` says
-   * which.
+   * true: the relay node reported the relay ON under this start's lease before the answer left. false:
+   * not yet (the node is slow, cut off or refusing, or the broker is unreachable and the ON goes over
+   * the relay node REST API or with the first heartbeat after the broker reconnects, only within the
+   * start's lease); `message` says which.
    */
   relay_confirmed: z.boolean(),
+  /**
+   * confirmed: the relay node reported the relay ON under this start's lease. pending: not yet (the
+   * state's relay_confirmed_at says when it does; relay_not_confirmed is raised if it does not
+   * within 2 heartbeat intervals + 5 s).
+   */
+  relay_status: z.enum(['confirmed', 'pending']),
 });
 
 export const StopRequest = z

@@ -17,7 +17,16 @@ export const FAIL_TO_START_POLICIES = ['drop_and_lockout', 'keep_running'] as co
 export const FailToStartPolicy = z.enum(FAIL_TO_START_POLICIES);
 export type FailToStartPolicy = z.infer<typeof FailToStartPolicy>;
 
-export const HEALTH_ALARMS = ['fail_to_start', 'unexpected_stop', 'exercise_failed'] as const;
+/**
+ * Standing alarms. `relay_not_confirmed`: a run whose relay the relay node did not report ON within
+ * 2 heartbeat intervals + 5 s of the start (it refused the lease, EPO, cut off, an earlier version).
+ */
+export const HEALTH_ALARMS = [
+  'fail_to_start',
+  'unexpected_stop',
+  'exercise_failed',
+  'relay_not_confirmed',
+] as const;
 export const HealthAlarm = z.enum(HEALTH_ALARMS);
 export type HealthAlarm = z.infer<typeof HealthAlarm>;
 

@@ -3,16 +3,27 @@ import { UnixMillis, UnixSeconds, UpdatedAtFromEarlierVersions } from './common.
 import { RebootDay } from './enums.js';
 
 /**
- * Heartbeat lease (MQTT `relaynode/<id>/desired`). The relay node turns ON only from a message that is
- * unexpired, newer (epoch, seq) and armed; OFF is always obeyed.
+ * Heartbeat lease (MQTT `relaynode/<id>/desired`, and POST /api/heartbeat). The relay node turns ON
+ * only from a lease that the controller signed, that is newer (epoch, seq) than everything it applied,
+ * that answers a challenge the node itself issued recently, and that asks for armed and ON; OFF and
+ * disarm are obeyed from anyone who holds the relay key.
  *
- * - `epoch`: opaque id of one controller process lifetime (e.g. a random id chosen at boot). A message
- *   whose epoch the node has not seen before counts as newer; an epoch that was superseded never again.
+ * - `epoch`: the controller's boot counter (decimal), persisted in its database and ordered: a lower
+ *   epoch is never applied again. Only a signed lease moves the node's order, so nobody but the
+ *   controller can take it over.
  * - `seq`: strictly increasing within an epoch.
- * - `issued_at` / `expires_at`: controller clock, ms. The node refuses ON once its clock passes
- *   `expires_at`; it caps `expires_at` at `issued_at + 3 × heartbeat_interval`.
- * - The failsafe deadline is local: 3 × `heartbeat_interval` after the last accepted heartbeat.
+ * - `issued_at` / `expires_at`: the controller's clock, ms. The node never compares them with its own
+ *   clock: their difference is the lease's duration, counted on the node's monotonic clock from the
+ *   moment the lease arrives, and capped at 3 x `heartbeat_interval`. `issued_at` also serves the
+ *   clock-offset measurement (echoed back in the node's state).
+ * - `challenge`: the newest challenge the controller saw in the node's state. A lease is fresh only
+ *   while its challenge is one of the node's recent ones, so a lease held back or replayed later,
+ *   even across a node restart, is refused.
+ * - `sig`: Ed25519 signature (base64url) over `leaseSigningInput` with the node's id; the node holds
+ *   only the public key (CONTROLLER_PUBLIC_KEY, carried by the join string).
+ * - The failsafe deadline is local: the lease's duration after the last accepted heartbeat.
  */
+export const LEASE_PROTOCOL = 2;
 
 /**
  * The longest heartbeat interval a relay node takes. The failsafe timeout is 3 × the interval, so a
@@ -22,12 +33,26 @@ import { RebootDay } from './enums.js';
 export const MAX_HEARTBEAT_INTERVAL_SECONDS = 60;
 const HeartbeatInterval = z.number().int().min(1).max(MAX_HEARTBEAT_INTERVAL_SECONDS);
 
+/** The controller's boot counter, in decimal (a string, as the state has always carried epochs). */
+export const LeaseEpoch = z.string().regex(/^[1-9][0-9]{0,14}$/, 'a decimal boot counter from 1');
+/** A relay node's freshness challenge: 16 random bytes, base64url. */
+export const LeaseChallenge = z.string().regex(/^[A-Za-z0-9_-]{22}$/, '16 bytes, base64url');
+/** An Ed25519 signature: 64 bytes, base64url. */
+export const LeaseSignature = z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'an Ed25519 signature, base64url');
+const Seq = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+const leaseFields = {
+  epoch: LeaseEpoch,
+  seq: Seq,
+  issued_at: UnixMillis,
+  expires_at: UnixMillis,
+  challenge: LeaseChallenge.nullable(),
+  sig: LeaseSignature,
+};
+
 export const DesiredState = z
   .object({
-    epoch: z.string().min(1).max(64),
-    seq: z.number().int().nonnegative(),
-    issued_at: UnixMillis,
-    expires_at: UnixMillis,
+    ...leaseFields,
     heartbeat_interval: HeartbeatInterval,
     armed: z.boolean(),
     relay_on: z.boolean(),
@@ -35,45 +60,107 @@ export const DesiredState = z
   .strict();
 export type DesiredState = z.infer<typeof DesiredState>;
 
+/** The fields a lease signature covers, in this order, with the relay node's id first. */
+export type SignedLease = Omit<DesiredState, 'sig'>;
+
+/** The exact bytes the controller signs and the node verifies: no JSON canonicalisation to agree on. */
+export function leaseSigningInput(nodeId: string, l: SignedLease): Uint8Array {
+  return new TextEncoder().encode(
+    [
+      `outpost-lease/${LEASE_PROTOCOL}`,
+      nodeId,
+      l.epoch,
+      l.seq,
+      l.issued_at,
+      l.expires_at,
+      l.heartbeat_interval,
+      l.armed ? 1 : 0,
+      l.relay_on ? 1 : 0,
+      l.challenge ?? '',
+    ].join('\n'),
+  );
+}
+
+const heartbeatBase = {
+  heartbeat_interval: HeartbeatInterval,
+  armed: z.boolean(),
+  relay_on: z.boolean(),
+};
+
 /**
- * POST /api/heartbeat on the relay node (ARCHITECTURE.md); lease fields optional over REST, but all four
- * or none. Without them the heartbeat proves neither age nor order: only its OFF and disarm are obeyed,
- * and it does not renew the failsafe.
+ * POST /api/heartbeat on the relay node (ARCHITECTURE.md): the interval and intent, with every lease
+ * field or none. Without a signed lease the heartbeat proves neither origin, age nor order: only its
+ * OFF and disarm are obeyed, and it does not renew the failsafe.
  */
+const LEASE_KEYS = ['epoch', 'seq', 'issued_at', 'expires_at', 'challenge', 'sig'] as const;
 export const HeartbeatRequest = z
   .object({
-    heartbeat_interval: HeartbeatInterval,
-    armed: z.boolean(),
-    relay_on: z.boolean(),
-    epoch: DesiredState.shape.epoch.optional(),
-    seq: DesiredState.shape.seq.optional(),
-    issued_at: UnixMillis.optional(),
-    expires_at: UnixMillis.optional(),
+    ...heartbeatBase,
+    epoch: leaseFields.epoch.optional(),
+    seq: leaseFields.seq.optional(),
+    issued_at: leaseFields.issued_at.optional(),
+    expires_at: leaseFields.expires_at.optional(),
+    challenge: leaseFields.challenge.optional(),
+    sig: leaseFields.sig.optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
-    const given = [v.epoch, v.seq, v.issued_at, v.expires_at].filter((x) => x !== undefined).length;
-    if (given !== 0 && given !== 4) {
-      for (const key of ['epoch', 'seq', 'issued_at', 'expires_at'] as const) {
-        if (v[key] === undefined) {
-          ctx.addIssue({ code: 'custom', path: [key], message: 'required when any lease field is given' });
-        }
+    const given = LEASE_KEYS.filter((k) => v[k] !== undefined).length;
+    if (given === 0 || given === LEASE_KEYS.length) return;
+    for (const key of LEASE_KEYS) {
+      if (v[key] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'required when any lease field is given' });
       }
     }
   });
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 
 /**
+ * How the node judged a heartbeat. fresh: applied as a lease. stale: not newer than what it applied.
+ * expired: its challenge is not one the node issued recently (held back, replayed, or the node
+ * restarted), or its duration is over. unleased: no lease fields. unsigned: the signature does not
+ * verify against CONTROLLER_PUBLIC_KEY.
+ */
+export const LEASE_VERDICTS = ['fresh', 'stale', 'expired', 'unleased', 'unsigned'] as const;
+export const LeaseVerdict = z.enum(LEASE_VERDICTS);
+export type LeaseVerdict = z.infer<typeof LeaseVerdict>;
+
+/**
  * What a sender needs of the reply to POST /api/heartbeat (the node adds its failsafe status): whether
- * the node applied it as a lease (`fresh`) or obeyed only its OFF and disarm (the others, with `reason`).
+ * the node applied it as a lease (`fresh`) or obeyed only its OFF and disarm (the others, with
+ * `reason`), and the challenge the next lease must answer.
  */
 export const HeartbeatAck = z.object({
-  verdict: z.enum(['fresh', 'stale', 'expired', 'unleased']),
+  verdict: LeaseVerdict,
   reason: z.string().nullable(),
   relay_on: z.boolean(),
   armed: z.boolean(),
+  challenge: LeaseChallenge.optional(),
 });
 export type HeartbeatAck = z.infer<typeof HeartbeatAck>;
+
+/** The node's last refused signed lease: the controller reads why, and recovers or raises an alarm. */
+export const LeaseRefusal = z.object({
+  verdict: LeaseVerdict,
+  reason: z.string().max(500),
+  epoch: z.string().max(64).nullable(),
+  seq: z.number().int().nonnegative().nullable(),
+});
+export type LeaseRefusal = z.infer<typeof LeaseRefusal>;
+
+/**
+ * The NTP-style echo of the newest lease the node received: the controller's `issued_at` and the
+ * node's wall clock when it arrived and when this state left. The controller reads the offset between
+ * the two clocks from it; nothing on the node depends on it.
+ */
+export const ClockEcho = z.object({
+  epoch: z.string().max(64),
+  seq: Seq,
+  controller_ms: UnixMillis,
+  received_ms: UnixMillis,
+  sent_ms: UnixMillis,
+});
+export type ClockEcho = z.infer<typeof ClockEcho>;
 
 /** GET /api/failsafe — the spec's failsafe status object. */
 export const FailsafeStatus = z.object({
@@ -101,6 +188,12 @@ export const RelaynodeState = z.object({
   updated_at: UpdatedAtFromEarlierVersions,
   /** The generator's running feedback on the node's input (RUNNING_FEEDBACK_PIN); absent without one. */
   running_feedback: z.boolean().optional(),
+  /** LEASE_PROTOCOL of the node; absent on a node from before signed leases. */
+  lease_protocol: z.number().int().positive().optional(),
+  /** The challenge the next lease must answer. */
+  challenge: LeaseChallenge.optional(),
+  clock: ClockEcho.nullable().optional(),
+  refusal: LeaseRefusal.nullable().optional(),
 });
 export type RelaynodeState = z.infer<typeof RelaynodeState>;
 

@@ -22,13 +22,18 @@ import {
   brokerUrlForJoin,
 } from './join-string.js';
 import { readRunFile } from './run-file-read.js';
-import { resolveSecrets, SecretError, SECRETS_FILE_NAME } from './secrets.js';
+import { controllerPublicKey, resolveSecrets, SecretError, SECRETS_FILE_NAME } from './secrets.js';
 import { SITE_CA_FILE_NAME, TLS_DIR_NAME, tlsMode } from './tls.js';
 
 const RELAYNODE_ACCOUNT = 'relaynode';
 
 /** The join string for this controller host's DATA_DIR and environment. */
-export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicitUrl?: string): string {
+export function makeJoinString(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  explicitUrl?: string,
+  opts: { allowPlaintext?: boolean } = {},
+): string {
   const { secrets } = resolveSecrets(dataDir, env);
   const run = readRunFile(dataDir);
   const host = env.HOST ?? '0.0.0.0';
@@ -46,6 +51,13 @@ export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicit
   const caFile =
     env.TLS_CERT_FILE && env.TLS_CA_FILE ? env.TLS_CA_FILE : joinPath(dataDir, TLS_DIR_NAME, 'ca.pem');
   const ca = /^(mqtts|wss):/.test(mqttUrl) && existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
+  // A plain URL while the site runs TLS would hand the relay key and broker password over in clear,
+  // and silently drop the CA: only when asked for.
+  if (tls && !/^(mqtts|wss):/.test(mqttUrl) && !opts.allowPlaintext) {
+    throw new JoinError(
+      `the site's broker runs TLS but ${mqttUrl} is plain: give an mqtts:// address, or add --allow-plaintext to hand the relay key over without TLS`,
+    );
+  }
   const payload: JoinPayload = {
     mqtt_url: mqttUrl,
     site: env.RELAYNODE_ID || 'main',
@@ -53,6 +65,7 @@ export function makeJoinString(dataDir: string, env: NodeJS.ProcessEnv, explicit
     username: RELAYNODE_ACCOUNT,
     password: secrets.mqtt[RELAYNODE_ACCOUNT]!,
     key: secrets.RELAYNODE_API_SECRET,
+    controller_key: controllerPublicKey(secrets),
     ...(ca ? { ca } : {}),
   };
   return encodeJoin(payload);
@@ -79,6 +92,7 @@ export function applyJoin(dataDir: string, text: string): JoinPayload {
     {},
     {
       RELAYNODE_API_SECRET: join.key,
+      CONTROLLER_PUBLIC_KEY: join.controller_key,
       mqtt: { [join.username]: join.password },
       join: { mqtt_url: join.mqtt_url, site: join.site, prefix: join.prefix },
     },
@@ -97,18 +111,21 @@ function cli(): void {
     options: {
       'data-dir': { type: 'string' },
       'mqtt-url': { type: 'string' },
+      'allow-plaintext': { type: 'boolean' },
     },
   });
   const dataDir = resolve(values['data-dir'] ?? process.env.DATA_DIR ?? './data');
   const [command, arg] = positionals;
   try {
     if (command === 'token') {
-      const text = makeJoinString(dataDir, process.env, values['mqtt-url']);
+      const text = makeJoinString(dataDir, process.env, values['mqtt-url'], {
+        allowPlaintext: values['allow-plaintext'] === true,
+      });
       const url = new URL(decodeJoin(text).mqtt_url);
       if (isLoopbackHost(url.hostname)) {
         process.stderr.write(
           `outpost: the broker address in this join string is ${url.host}, which only this host reaches; ` +
-            'give the address the relay node uses with --mqtt-url mqtt://HOST:PORT\n',
+            `give the address the relay node uses with --mqtt-url ${url.protocol}//HOST:PORT\n`,
         );
       }
       process.stdout.write(`${text}\n`);

@@ -3,6 +3,12 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 // The users module alone: the launcher stays small next to the services it runs.
 import { makeUser, type Role, USERS_FILE_NAME, writeUsersFile } from '@outpost/broker/users';
+import {
+  generateLeaseKeys,
+  leasePrivateKey,
+  PUBLIC_KEY_PATTERN,
+  publicKeyText,
+} from '@outpost/runtime/lease-keys';
 import { z } from 'zod';
 import { DATABASE_ROLES } from './database-roles.js';
 import { SECRETS_FILE_NAME } from './secrets-file.js';
@@ -35,6 +41,15 @@ const adminPassword = z.string().min(10, 'must be at least 10 characters').max(2
 const simulatorUsername = z.string().min(1).max(200);
 const simulatorPassword = z.string().min(1).max(200);
 const mqttPassword = z.string().min(12, 'must be at least 12 characters').max(512);
+const leaseSigningKey = z.string().refine((v) => {
+  try {
+    leasePrivateKey(v);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'expected an Ed25519 private key (PKCS#8 DER, base64url)');
+const controllerPublicKeyText = z.string().regex(PUBLIC_KEY_PATTERN, 'expected 43 characters, base64url');
 
 /** What a relay node was given by `--join`: where the controller's broker is, and for which site. */
 export const JoinedSite = z.object({
@@ -51,6 +66,10 @@ const SecretsFile = z.object({
   RELAYNODE_API_SECRET: relayKey,
   /** Signs the controller's calls to the notifier; only those two get it. */
   NOTIFIER_API_SECRET: notifierKey,
+  /** The controller's relay-lease signing key; only the controller gets it. */
+  LEASE_SIGNING_KEY: leaseSigningKey.optional(),
+  /** On a host joined to another controller: that controller's public key, from the join string. */
+  CONTROLLER_PUBLIC_KEY: controllerPublicKeyText.optional(),
   ADMIN_USERNAME: adminUsername.optional(),
   ADMIN_PASSWORD: adminPassword,
   SIMULATOR_USERNAME: simulatorUsername.optional(),
@@ -202,6 +221,11 @@ export function resolveSecrets(
     }
   }
 
+  const leaseKey =
+    fromEnv(env, 'LEASE_SIGNING_KEY', leaseSigningKey) ??
+    stored.LEASE_SIGNING_KEY ??
+    generateLeaseKeys().privateKey;
+
   const postgres = {
     password: stored.postgres?.password ?? token(24),
     roles: Object.fromEntries(
@@ -213,6 +237,8 @@ export function resolveSecrets(
     JWT_SECRET: jwt,
     RELAYNODE_API_SECRET: key,
     NOTIFIER_API_SECRET: notifierApi,
+    LEASE_SIGNING_KEY: leaseKey,
+    ...(stored.CONTROLLER_PUBLIC_KEY ? { CONTROLLER_PUBLIC_KEY: stored.CONTROLLER_PUBLIC_KEY } : {}),
     ...(admin ? { ADMIN_USERNAME: admin } : {}),
     ADMIN_PASSWORD: adminPw,
     ...simulator,
@@ -252,4 +278,16 @@ export function resolveSecrets(
 export function ensureSecrets(dataDir: string): { secrets: Secrets; created: boolean } {
   const { secrets, createdAdminPassword } = resolveSecrets(dataDir);
   return { secrets, created: createdAdminPassword };
+}
+
+/**
+ * The public key this host's relay node trusts: the joined controller's (from the join string), else
+ * the half of this host's own signing key.
+ */
+export function controllerPublicKey(
+  secrets: Pick<Secrets, 'LEASE_SIGNING_KEY' | 'CONTROLLER_PUBLIC_KEY'>,
+): string {
+  if (secrets.CONTROLLER_PUBLIC_KEY) return secrets.CONTROLLER_PUBLIC_KEY;
+  if (!secrets.LEASE_SIGNING_KEY) throw new Error('no lease signing key in the secrets');
+  return publicKeyText(leasePrivateKey(secrets.LEASE_SIGNING_KEY));
 }

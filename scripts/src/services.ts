@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Secrets } from './secrets.js';
+import { controllerPublicKey, type Secrets } from './secrets.js';
 
 export interface ServiceDef {
   name: string;
@@ -21,6 +21,8 @@ export interface LaunchContext {
     | 'ADMIN_PASSWORD'
     | 'SIMULATOR_USERNAME'
     | 'SIMULATOR_PASSWORD'
+    | 'LEASE_SIGNING_KEY'
+    | 'CONTROLLER_PUBLIC_KEY'
   >;
   adminUsername: string;
   ports: Record<string, number>;
@@ -53,7 +55,10 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'RELAYNODE_PORT',
     defaultPort: 8001,
     mqttUser: 'relaynode',
-    env: (ctx) => ({ RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET }),
+    env: (ctx) => ({
+      RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
+      CONTROLLER_PUBLIC_KEY: controllerPublicKey(ctx.secrets),
+    }),
   },
   {
     name: 'controller',
@@ -63,6 +68,7 @@ export const SERVICES: ServiceDef[] = [
     env: (ctx) => ({
       JWT_SECRET: ctx.secrets.JWT_SECRET,
       RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
+      ...(ctx.secrets.LEASE_SIGNING_KEY ? { LEASE_SIGNING_KEY: ctx.secrets.LEASE_SIGNING_KEY } : {}),
       ADMIN_USERNAME: ctx.adminUsername,
       ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD,
       ...databaseUrl(ctx, 'controller'),

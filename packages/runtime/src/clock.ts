@@ -154,3 +154,13 @@ export function withTimeout<T>(p: Promise<T>, ms: number, message = 'timeout'): 
     );
   });
 }
+
+/**
+ * The system clock with a monotonic `now()`: Unix ms at process start plus the monotonic time since.
+ * A wall clock that NTP steps after boot (a Pi has no real-time clock) moves nothing that reads it, so
+ * a safety deadline can neither fire early nor be pushed back by a clock change.
+ */
+export const monotonicClock: Clock = {
+  ...systemClock,
+  now: () => Math.floor(performance.timeOrigin + performance.now()),
+};

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createMqtt, type Logger, metricsAuthFromEnv, type OutpostMqtt, serveApp } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
+import { leasePrivateKey, publicKeyText, signLease } from '@outpost/runtime/lease-keys';
 import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
+import { LeaseEpochStore } from './db/lease-epoch-store.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
@@ -19,6 +21,33 @@ import { createControllerService } from './controller-service.js';
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/** How long a start's answer waits for the relay node to report the relay ON (a LAN round trip is ms). */
+const START_CONFIRM_WAIT_MS = 2000;
+
+/** Signs leases with LEASE_SIGNING_KEY; without it relay nodes refuse every ON, and the log says so. */
+function leaseSigner(key: string | undefined, logger: Logger): { signer?: (input: Uint8Array) => string } {
+  if (!key) {
+    logger.error(
+      'LEASE_SIGNING_KEY is not set: relay nodes cannot verify this controller and keep the relay OFF (npm start generates it into DATA_DIR/secrets.json)',
+    );
+    return {};
+  }
+  const privateKey = leasePrivateKey(key);
+  logger.info({ controller_public_key: publicKeyText(privateKey) }, 'relay leases signed');
+  return { signer: (input) => signLease(privateKey, input) };
+}
+
+/** Past this the relay node's clock is reported as off (it changes nothing in the lease). */
+export const CLOCK_OFFSET_WARN_SECONDS = 5;
+
+function clockOffsetWarnings(offset: { offset_ms: number } | null): string[] {
+  if (!offset || Math.abs(offset.offset_ms) <= CLOCK_OFFSET_WARN_SECONDS * 1000) return [];
+  const s = (Math.abs(offset.offset_ms) / 1000).toFixed(1);
+  return [
+    `relay node clock ${s} s ${offset.offset_ms > 0 ? 'ahead of' : 'behind'} the controller: leases still hold (they run on the node's clock), but give the relay node host a time source (README: two hosts)`,
+  ];
+}
 
 export interface StartOptions {
   logger: Logger;
@@ -71,11 +100,16 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
 
   const sinks = mqttSinks(mqtt, { controllerId: env.SERVICE_ID, relaynodeId: env.RELAYNODE_ID });
   const metrics = createControllerMetrics();
+  const epochs = new LeaseEpochStore(database);
   const heartbeat = new HeartbeatPublisher({
     clock,
     logger,
     intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
     sink: metrics.countingSink(sinks.desired),
+    epoch: await epochs.next(),
+    recoverEpoch: (seen) => epochs.above(seen),
+    nodeId: env.RELAYNODE_ID,
+    ...leaseSigner(env.LEASE_SIGNING_KEY, logger),
   });
   const svc = await createControllerService({
     database,
@@ -106,6 +140,8 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       hourMeterWriteSeconds: env.HOUR_METER_WRITE_SECONDS,
       feedbackPinWired: env.RUNNING_FEEDBACK_GPIO_PIN !== undefined,
       feedbackDebounceMs: env.RUNNING_FEEDBACK_DEBOUNCE_MS,
+      relayConfirms: mqtt !== null,
+      startConfirmWaitMs: START_CONFIRM_WAIT_MS,
     },
   });
   let ha: ReturnType<typeof attachHomeAssistant> | null = null;
@@ -166,7 +202,8 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
       database: (await database.ping()) ? 'connected' : 'disconnected',
       gpio: gpio.mode,
-      warnings: inputWarnings,
+      warnings: [...inputWarnings, ...clockOffsetWarnings(heartbeat.clockOffset)],
+      relaynode_clock_offset_seconds: svc.controller.view().relaynode_clock_offset_seconds ?? null,
       pending_database_writes: svc.controller.pendingWrites,
     }),
   });

@@ -1,6 +1,16 @@
 import { generator, relaynode } from '@outpost/contracts';
 import { baseEnvShape, envBool, requiredDatabaseUrl } from '@outpost/runtime';
 import { z } from 'zod';
+import { leasePrivateKey } from '@outpost/runtime/lease-keys';
+
+function isLeasePrivateKey(text: string): boolean {
+  try {
+    leasePrivateKey(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const pin = z.coerce.number().int().min(0).max(64).optional();
 
@@ -14,6 +24,15 @@ export const ControllerEnv = z.object({
   /** The console's address for Home Assistant's device link; derived from HOST and the LAN address. */
   CONSOLE_URL: z.url({ protocol: /^https?$/ }).optional(),
   JWT_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  /**
+   * The relay lease signing key (Ed25519, PKCS#8 DER, base64url; `npm start` generates it). Relay nodes
+   * hold its public half (CONTROLLER_PUBLIC_KEY, in the join string) and start nothing without it.
+   */
+  LEASE_SIGNING_KEY: z
+    .string()
+    .trim()
+    .refine(isLeasePrivateKey, 'expected an Ed25519 private key (PKCS#8 DER, base64url)')
+    .optional(),
   TOKEN_TTL_SECONDS: z.coerce
     .number()
     .int()

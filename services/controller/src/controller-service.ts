@@ -43,6 +43,13 @@ export interface ServiceConfig {
   feedbackPinWired?: boolean;
   /** RUNNING_FEEDBACK_DEBOUNCE_MS (default 1000). */
   feedbackDebounceMs?: number;
+  /**
+   * A relay node confirms each run's relay ON (the MQTT lease link is attached): a run it does not
+   * confirm within 2 heartbeat intervals + 5 s raises relay_not_confirmed.
+   */
+  relayConfirms?: boolean;
+  /** How long a start's answer waits for the relay node's confirmation, ms (0: it does not wait). */
+  startConfirmWaitMs?: number;
 }
 
 export interface ServiceOptions {
@@ -103,6 +110,7 @@ export async function createControllerService(opts: ServiceOptions) {
       bootArmingPolicy: config.bootArmingPolicy,
       hoaBootDelaySeconds: config.hoaBootDelaySeconds,
       startConfirmSeconds: config.startConfirmSeconds,
+      ...(config.relayConfirms ? { relayConfirmMs: (2 * config.heartbeatIntervalSeconds + 5) * 1000 } : {}),
       disarmedReminderHours: config.disarmedReminderHours,
       aliveStampMs: (config.hourMeterWriteSeconds ?? 60) * 1000,
     },

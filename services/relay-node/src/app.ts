@@ -9,7 +9,9 @@ import {
   type RunningServer,
   serveApp,
 } from '@outpost/runtime';
-import { type Clock, systemClock } from '@outpost/runtime/clock';
+import { type Clock, monotonicClock, systemClock } from '@outpost/runtime/clock';
+import { leaseVerifier, NO_PUBLIC_KEY } from './domain/lease-verifier.js';
+import type { Challenges } from './domain/lease.js';
 import { NodeAdmin } from './admin.js';
 import { attachBus } from './bus/relaynode-bus.js';
 import { pressMockEpo } from './gateway/dev-routes.js';
@@ -42,6 +44,8 @@ export interface StartOptions {
   systemBusAddress?: string;
   /** false: no HTTP listener (tests that drive the app with app.request). */
   listen?: boolean;
+  /** Tests that are not about a lease's age hand in a fixed challenge. */
+  challenges?: Challenges;
 }
 
 export type RunningNode = Awaited<ReturnType<typeof startRelayNode>>;
@@ -50,6 +54,9 @@ export type RunningNode = Awaited<ReturnType<typeof startRelayNode>>;
 export async function startRelayNode(o: StartOptions) {
   const { config, logger } = o;
   const clock = o.clock ?? systemClock;
+  // The failsafe, the lease and its challenges read a monotonic clock: a Pi without a real-time clock
+  // steps its wall clock when NTP (or the controller host's chrony) syncs, and a deadline must not move.
+  const safetyClock = o.clock ?? monotonicClock;
   const log = logger.child({ component: 'relaynode' });
 
   // 1. Hardware: the relay is written OFF as soon as the GPIO board is ready, before anything else.
@@ -111,8 +118,13 @@ export async function startRelayNode(o: StartOptions) {
     log,
     nodeId: config.id,
   });
+  const verifyLease = leaseVerifier(config.id, config.controllerPublicKey);
+  if (!config.controllerPublicKey) log.error({}, NO_PUBLIC_KEY);
   node = new RelayNode({
-    clock,
+    clock: safetyClock,
+    wallNow: () => clock.now(),
+    verifyLease,
+    ...(o.challenges ? { challenges: o.challenges } : {}),
     relay: driver,
     defaultTimeoutSeconds: config.failsafeTimeoutSeconds,
     log,
@@ -189,6 +201,7 @@ export async function startRelayNode(o: StartOptions) {
     admin,
     wifi,
     mock: io.kind === 'mock',
+    keyConfigured: Boolean(config.controllerPublicKey),
     metricsAuth: config.metricsAuth,
     dev:
       io.mock && devMode

@@ -6,6 +6,7 @@ import {
   metricsAuthFromEnv,
   parseConfig,
 } from '@outpost/runtime';
+import { PUBLIC_KEY_PATTERN } from '@outpost/runtime/lease-keys';
 import { z } from 'zod';
 import { GPIO_MODES, type GpioMode } from './hardware/io-factory.js';
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
@@ -37,6 +38,12 @@ const notifierUrls = z
 export const RelaynodeEnv = z.object({
   ...baseEnvShape,
   RELAYNODE_API_SECRET: z.string().min(1),
+  /** The controller's lease-signing public key (from the join string); without it only OFF is obeyed. */
+  CONTROLLER_PUBLIC_KEY: z
+    .string()
+    .trim()
+    .regex(PUBLIC_KEY_PATTERN, 'expected the controller public key from the join string (43 characters)')
+    .optional(),
   FAILSAFE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   MOCK_HAT_MODE: envBool(false),
   /** The mock-hardware endpoints /api/dev/* (with mock hardware only): never on by itself. */
@@ -64,6 +71,8 @@ export type RelaynodeEnv = z.infer<typeof RelaynodeEnv>;
 
 export interface RelaynodeConfig {
   apiSecret: string;
+  /** CONTROLLER_PUBLIC_KEY; undefined: no lease verifies, the relay stays OFF. */
+  controllerPublicKey?: string | undefined;
   failsafeTimeoutSeconds: number;
   mockHat: boolean;
   /** DEV_MODE: development endpoints, honoured with mock hardware only. */
@@ -105,6 +114,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfi
   const preset = BOARD_PRESETS[e.RELAY_BOARD];
   return {
     apiSecret: e.RELAYNODE_API_SECRET,
+    controllerPublicKey: e.CONTROLLER_PUBLIC_KEY,
     failsafeTimeoutSeconds: e.FAILSAFE_TIMEOUT_SECONDS,
     mockHat: e.MOCK_HAT_MODE || e.GPIO_MODE === 'mock',
     devMode: e.DEV_MODE,

@@ -11,6 +11,7 @@ import { gpioNumber } from '../src/hardware/pins.js';
 import { MockIO } from '../src/hardware/mock-io.js';
 import type { IOPlugin } from '../src/hardware/relay-driver.js';
 import { startRelayNode } from '../src/app.js';
+import { FixedChallenges, TEST_LEASE_KEYS } from './lease-fields.js';
 import { type PowerControl, RecordingPower } from '../src/system/power.js';
 
 export const SECRET = 'test-secret-0123456789';
@@ -18,6 +19,7 @@ export const SECRET = 'test-secret-0123456789';
 export function testConfig(over: Partial<RelaynodeConfig> = {}): RelaynodeConfig {
   return {
     apiSecret: SECRET,
+    controllerPublicKey: TEST_LEASE_KEYS.publicKey,
     failsafeTimeoutSeconds: 30,
     mockHat: true,
     // The suites press the mock EPO through /api/dev/* (DEV_MODE=true in a real start).
@@ -113,6 +115,8 @@ export async function startTestNode(
     systemBusAddress?: string;
     /** Reboot and power-off; by default a recorder, as mock hardware never touches the host. */
     power?: PowerControl;
+    /** The node's own random challenges instead of the fixed test one. */
+    realChallenges?: boolean;
   } = {},
 ) {
   const backend = opts.backend ?? 'mock';
@@ -135,6 +139,7 @@ export async function startTestNode(
     ...(opts.baseUrls ? { baseUrls: opts.baseUrls } : {}),
     ...(opts.systemBusAddress ? { systemBusAddress: opts.systemBusAddress } : {}),
     ...(opts.power ? { power: opts.power } : {}),
+    ...(opts.realChallenges ? {} : { challenges: new FixedChallenges() }),
   });
   const url = running.server!.url;
   const api = async (method: string, path: string, body?: unknown, key: string | null = SECRET) => {

@@ -5,6 +5,6 @@
  */
 export * from './service-helpers.js';
 export { type MockAccessPoint, startDbusMock, wifiDevice } from './peers.js';
-export { leased } from './lease-fields.js';
+export { FixedChallenges, leased, sign, TEST_CHALLENGE, TEST_LEASE_KEYS } from './lease-fields.js';
 export { SystemBus } from '../src/system/dbus.js';
 export { LogindPower } from '../src/system/power.js';

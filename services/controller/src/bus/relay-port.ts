@@ -1,6 +1,6 @@
 import { relaynode } from '@outpost/contracts';
 import type { DomainLogger, RelayPort } from '../domain/types.js';
-import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
+import type { AckSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 
 export interface RelayNodeRestOptions {
   /** RELAYNODE_URL, e.g. http://relaynode.local:8001 */
@@ -26,14 +26,14 @@ export class RelayNodeRest {
     return this.enqueue(() => this.postOff());
   }
 
-  /** Resolves once the node applied the heartbeat as a lease; throws otherwise. */
-  heartbeat(payload: relaynode.DesiredState): Promise<void> {
+  /** The node's verdict on the heartbeat; throws when it could not be asked or answered unreadably. */
+  heartbeat(payload: relaynode.DesiredState): Promise<relaynode.HeartbeatAck> {
     return this.enqueue(() => this.postHeartbeat(payload));
   }
 
   /** The heartbeat publisher's view of this path. */
-  get desiredSink(): DesiredSink {
-    return { connected: true, publish: (payload) => this.heartbeat(payload) };
+  get ackSink(): AckSink {
+    return { send: (payload) => this.heartbeat(payload) };
   }
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
@@ -72,9 +72,9 @@ export class RelayNodeRest {
     }
   }
 
-  private async postHeartbeat(payload: relaynode.DesiredState): Promise<void> {
+  private async postHeartbeat(payload: relaynode.DesiredState): Promise<relaynode.HeartbeatAck> {
     try {
-      await this.sendHeartbeat(payload);
+      return await this.sendHeartbeat(payload);
     } catch (err) {
       this.opts.logger.warn(
         { seq: payload.seq, relay_on: payload.relay_on, err: (err as Error).message },
@@ -84,7 +84,7 @@ export class RelayNodeRest {
     }
   }
 
-  private async sendHeartbeat(payload: relaynode.DesiredState): Promise<void> {
+  private async sendHeartbeat(payload: relaynode.DesiredState): Promise<relaynode.HeartbeatAck> {
     const res = await this.post('/api/heartbeat', payload);
     const text = await res.text().catch(() => '');
     if (!res.ok) throw new Error(`relay node refused the heartbeat: HTTP ${res.status}`);
@@ -96,13 +96,11 @@ export class RelayNodeRest {
     }
     const ack = relaynode.HeartbeatAck.safeParse(body);
     if (!ack.success) throw new Error('relay node answered the heartbeat with an unreadable body');
-    if (ack.data.verdict !== 'fresh') {
-      throw new Error(`relay node did not apply the heartbeat: ${ack.data.reason ?? ack.data.verdict}`);
-    }
     this.opts.logger.info(
-      { seq: payload.seq, relay_on: ack.data.relay_on, armed: ack.data.armed },
+      { seq: payload.seq, verdict: ack.data.verdict, relay_on: ack.data.relay_on, armed: ack.data.armed },
       'heartbeat sent over the relay node REST API',
     );
+    return ack.data;
   }
 }
 
@@ -119,7 +117,7 @@ export function relayPort(heartbeat: HeartbeatPublisher, rest: RelayNodeRest | n
     async commandRelay(on) {
       if (!on && rest) void rest.off();
       if (on && rest && !heartbeat.available()) {
-        heartbeat.beatOver(rest.desiredSink).catch(() => undefined);
+        heartbeat.beatOver(rest.ackSink).catch(() => undefined);
         return;
       }
       await heartbeat.commandRelay(on);

@@ -1,6 +1,7 @@
 import type { OutpostMqtt } from '@outpost/runtime';
 import type { Clock } from '../domain/clock.js';
 import type { GeneratorController, RelayReport } from '../domain/generator-controller.js';
+import type { RelayNodeConnectionStatus } from '@outpost/contracts';
 import { RelayNodeConnection } from '../domain/relay-node-connection.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { HeartbeatPublisher } from '../domain/heartbeat-lease.js';
@@ -29,8 +30,19 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
   const link = new RelayNodeConnection(opts.intervalSeconds * 1000, () => heartbeat.leaseView());
   let lastResync = Number.NEGATIVE_INFINITY;
 
+  let warnedOutdated = false;
+  /** Whether the node confirms the current ON, why not, and the two clocks' offset. */
+  const leaseFacts = (): RelayReport => ({
+    relay_confirmed: heartbeat.relayConfirmed,
+    unconfirmed_reason: heartbeat.confirmationPending
+      ? unconfirmedReason(heartbeat, link.connectionStatus)
+      : null,
+    clock_offset_ms: heartbeat.clockOffset?.offset_ms ?? null,
+  });
   const report = (r: RelayReport) => {
-    controller.relayReported(r).catch((err: unknown) => logger.error({ err }, 'relay node report failed'));
+    controller
+      .relayReported({ ...leaseFacts(), ...r })
+      .catch((err: unknown) => logger.error({ err }, 'relay node report failed'));
   };
   const resyncIfNeeded = () => {
     const now = clock.now();
@@ -42,7 +54,13 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
   heartbeat.setHooks({
     onTick: () => report(link.tick(clock.now())),
     onLeaseLost: (why) =>
-      report({ failsafe_triggered: true, ...(why === 'undelivered' ? { lease_undelivered: true } : {}) }),
+      report({
+        failsafe_triggered: true,
+        ...(why === 'undelivered' ? { lease_undelivered: true } : {}),
+        ...(why === 'unconfirmed'
+          ? { lease_unconfirmed: unconfirmedReason(heartbeat, link.connectionStatus) }
+          : {}),
+      }),
   });
 
   await bus.subscribe('availability', { svc: 'relaynode', id }, (payload) => {
@@ -56,7 +74,11 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
     }
   });
   await bus.subscribe('relaynodeState', { id }, (state) => {
-    heartbeat.applied(state.epoch, state.applied_seq);
+    if (state.lease_protocol === undefined && !warnedOutdated) {
+      warnedOutdated = true;
+      logger.error({ relaynode: id }, OUTDATED_NODE);
+    }
+    heartbeat.nodeState(state, clock.now());
     report(link.state(state, clock.now()));
     resyncIfNeeded();
     // A node with a running-feedback input reports it; the health settings decide whether it counts.
@@ -67,4 +89,20 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
     }
   });
   return link;
+}
+
+export const OUTDATED_NODE =
+  'relay node runs an earlier version without signed leases: it refuses every heartbeat and keeps the relay OFF; upgrade it (install the same release on the relay node host)';
+
+/** Why the node has not confirmed the current ON, in the words the alarm and the console show. */
+export function unconfirmedReason(heartbeat: HeartbeatPublisher, link: RelayNodeConnectionStatus): string {
+  const node = heartbeat.nodeReport;
+  if (!node) return 'no state from the relay node yet (not connected to the broker)';
+  if (node.lease_protocol === undefined) return OUTDATED_NODE;
+  if (node.physical_safety_engaged) return 'emergency stop (EPO) engaged at the relay node';
+  const refusal = heartbeat.refusal();
+  if (refusal) return `relay node refused the lease (${refusal.verdict}): ${refusal.reason}`;
+  if (link === 'disconnected')
+    return 'relay node not connected (no state from it within 2 heartbeat intervals)';
+  return 'the relay node has not reported the relay ON yet';
 }

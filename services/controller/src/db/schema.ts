@@ -15,6 +15,12 @@ import {
 /** Every table of the controller lives in its own PostgreSQL schema. */
 export const controller = pgSchema('controller');
 
+/**
+ * The relay lease's epoch: one value per controller start, never handed out twice and never lower
+ * than before, even after a crash (a restored backup is caught by the relay node's order instead).
+ */
+export const leaseEpoch = controller.sequence('lease_epoch', { startWith: 1, increment: 1 });
+
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
 export const users = controller.table('users', {

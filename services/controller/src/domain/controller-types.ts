@@ -23,6 +23,11 @@ export interface ControllerConfig {
   disarmedReminderHours?: number;
   /** START_CONFIRM_SECONDS: how long a start may go without running feedback (default 60). */
   startConfirmSeconds?: number;
+  /**
+   * How long a run's relay ON may go unconfirmed by the relay node before relay_not_confirmed
+   * (2 heartbeat intervals + 5 s); unset: no confirmation is expected (no relay node link).
+   */
+  relayConfirmMs?: number;
 }
 
 export interface ControllerDeps {

@@ -21,7 +21,7 @@ import { HoaSelector } from './modules/hoa-selector.js';
 import { HourMeter } from './modules/hour-meter.js';
 import { Overrides } from './modules/overrides.js';
 import { QuietOverride } from './modules/quiet-override.js';
-import { type RelayReport, RelayReports } from './modules/relay-reports.js';
+import { type RelayLinkView, type RelayReport, RelayReports } from './modules/relay-reports.js';
 import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
@@ -73,6 +73,7 @@ export class GeneratorController {
       hoa: core.hoa,
       bms: false,
       relay: null,
+      link: this.relay.view,
       feedback: null,
       external: false,
       maintenance: false,
@@ -140,6 +141,7 @@ export class GeneratorController {
     hoa: HoaPosition;
     bms: boolean;
     relay: boolean | null;
+    link: RelayLinkView;
     feedback: boolean | null;
     external: boolean;
     maintenance: boolean;
@@ -156,6 +158,7 @@ export class GeneratorController {
     const now = core.now;
     const at = this.lastViewAt;
     const relayOn = this.relay.relayOn;
+    const link = this.relay.view;
     const feedback = this.feedback.value;
     const external = this.feedback.externalRunActive;
     if (
@@ -166,6 +169,7 @@ export class GeneratorController {
       at.hoa === core.hoa &&
       at.bms === core.bmsActive &&
       at.relay === relayOn &&
+      at.link === link &&
       at.feedback === feedback &&
       at.external === external &&
       at.maintenance === this.maintenanceDue
@@ -178,6 +182,7 @@ export class GeneratorController {
       hoa: core.hoa,
       bms: core.bmsActive,
       relay: relayOn,
+      link,
       feedback,
       external,
       maintenance: this.maintenanceDue,
@@ -186,6 +191,7 @@ export class GeneratorController {
     this.lastView = Object.freeze({
       ...core.view(),
       relay_node_relay_on: relayOn,
+      ...link,
       running_feedback: feedback,
       external_run_active: external,
       health_alarm: core.state.health_alarm,
@@ -256,6 +262,11 @@ export class GeneratorController {
 
   setHoaPosition(position: HoaPosition): Promise<void> {
     return this.hoa.set(position);
+  }
+
+  /** True once the relay node confirms the current run's relay ON; false after `ms` without. */
+  waitRelayConfirmed(ms: number): Promise<boolean> {
+    return this.relay.waitConfirmed(ms);
   }
 
   relayReported(report: RelayReport): Promise<void> {

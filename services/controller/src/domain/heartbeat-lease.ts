@@ -1,7 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import type { relaynode } from '@outpost/contracts';
+import { relaynode } from '@outpost/contracts';
+import { generateLeaseKeys, leasePrivateKey, signLease } from '@outpost/runtime/lease-keys';
 import type { Clock } from './clock.js';
 import type { DomainLogger, RelayPort } from './types.js';
+
+/** A path that answers each heartbeat with the node's verdict (the relay node REST API). */
+export interface AckSink {
+  send(payload: relaynode.DesiredState): Promise<relaynode.HeartbeatAck>;
+}
 
 /** Where desired states go (the relaynodeDesired topic); publish throws while disconnected. */
 export interface DesiredSink {
@@ -23,9 +28,31 @@ export interface HeartbeatOptions {
    * relay); 'undelivered', before any of the run's ON reached the node (a start while the broker was down).
    */
   onLeaseLost?: (why: LeaseLoss) => void;
+  /** The epoch of this controller run (the database's lease_epoch sequence). */
+  epoch?: string;
+  /** A new epoch above one the relay node has seen (the sequence moved past it). */
+  recoverEpoch?: (seen: string) => Promise<string>;
+  /** The relay node the leases are for: its id is bound into the signature. */
+  nodeId?: string;
+  /** Signs a lease's bytes (LEASE_SIGNING_KEY); without one, a key of this process only. */
+  signer?: (input: Uint8Array) => string;
 }
 
-export type LeaseLoss = 'expired' | 'undelivered';
+/**
+ * 'unconfirmed': the broker took the run's ON but the node never reported applying it within the
+ * lease (cut off, refusing it, or an earlier version): its relay is OFF, so the run is over.
+ */
+export type LeaseLoss = 'expired' | 'undelivered' | 'unconfirmed';
+
+/** The node's clock minus the controller's, from the NTP-style echo in the node's state. */
+export interface ClockOffset {
+  offset_ms: number;
+  rtt_ms: number;
+  measured_at: number;
+}
+
+/** An echo whose round trip took longer than this says more about the network than the clocks. */
+const MAX_OFFSET_RTT_MS = 5_000;
 
 /** How many recent heartbeats keep their issue time, to date what the node reports it applied. */
 const ISSUED_KEPT = 64;
@@ -44,8 +71,21 @@ const ISSUED_KEPT = 64;
  * broker that comes back later never brings a stale start's ON.
  */
 export class HeartbeatPublisher implements RelayPort {
-  readonly epoch = randomBytes(8).toString('hex');
+  private epochValue: string;
+  // One counter across epochs: a new epoch accepts any seq, and the per-seq records stay unambiguous.
   private seq = 0;
+  private readonly sign: (input: Uint8Array) => string;
+  private readonly nodeId: string;
+  /** The newest challenge the node published; every lease answers it. */
+  private challenge: string | null = null;
+  /** seq of the first heartbeat of the current ON intent; null while the intent is OFF. */
+  private intentOnSeq: number | null = null;
+  private confirmed = false;
+  private confirmTimer: unknown = null;
+  private recovering = false;
+  private offset: ClockOffset | null = null;
+  private lastEchoSeq: number | null = null;
+  private node: relaynode.RelaynodeState | null = null;
   private timer: unknown = null;
   private last: relaynode.DesiredState | null = null;
   /** issued_at of the newest heartbeat the broker accepted. */
@@ -68,6 +108,14 @@ export class HeartbeatPublisher implements RelayPort {
   constructor(private readonly opts: HeartbeatOptions) {
     // Until the state machine is wired, the only safe intent is disarmed and OFF.
     this.intent = opts.intent ?? (() => ({ armed: false, relay_on: false }));
+    this.epochValue = opts.epoch ?? '1';
+    this.nodeId = opts.nodeId ?? 'main';
+    const key = opts.signer ? null : leasePrivateKey(generateLeaseKeys().privateKey);
+    this.sign = opts.signer ?? ((input) => signLease(key!, input));
+  }
+
+  get epoch(): string {
+    return this.epochValue;
   }
 
   setIntent(fn: () => { armed: boolean; relay_on: boolean }): void {
@@ -98,6 +146,7 @@ export class HeartbeatPublisher implements RelayPort {
     if (this.appliedTimer !== null) this.opts.clock.clearTimeout(this.appliedTimer);
     this.appliedTimer = null;
     this.clearPending();
+    this.clearConfirmTimer();
   }
 
   /** True once something ends a run whose lease is lost (the relay node link is attached). */
@@ -132,8 +181,109 @@ export class HeartbeatPublisher implements RelayPort {
   }
 
   /** Epoch, newest seq and where the current ON lease began (for the connection rule). */
-  leaseView(): { epoch: string; lastSeq: number | null; onSinceSeq: number | null } {
-    return { epoch: this.epoch, lastSeq: this.last?.seq ?? null, onSinceSeq: this.onSince };
+  leaseView(): {
+    epoch: string;
+    lastSeq: number | null;
+    onSinceSeq: number | null;
+    lastChallenge: string | null;
+  } {
+    return {
+      epoch: this.epoch,
+      lastSeq: this.last?.seq ?? null,
+      onSinceSeq: this.onSince,
+      lastChallenge: this.last?.challenge ?? null,
+    };
+  }
+
+  /**
+   * The node's retained state arrived (at `receivedAt`, controller clock): the challenge to answer,
+   * whether it confirms the current ON, the clock echo, and an epoch of ours it has already passed.
+   */
+  nodeState(state: relaynode.RelaynodeState, receivedAt: number): void {
+    this.node = state;
+    if (state.challenge) this.challenge = state.challenge;
+    this.measureOffset(state, receivedAt);
+    if (
+      state.epoch === this.epoch &&
+      this.intentOnSeq !== null &&
+      state.applied_seq !== null &&
+      state.applied_seq >= this.intentOnSeq &&
+      state.relay_on
+    ) {
+      this.confirmed = true;
+      this.clearConfirmTimer();
+    }
+    this.recoverIfPassed(state);
+    this.applied(state.epoch, state.applied_seq);
+  }
+
+  /** The node reported the relay ON under a lease of the current ON intent. */
+  get relayConfirmed(): boolean {
+    return this.intentOnSeq !== null && this.confirmed;
+  }
+
+  /** An ON intent the node has not confirmed yet. */
+  get confirmationPending(): boolean {
+    return this.intent().relay_on && this.intentOnSeq !== null && !this.confirmed;
+  }
+
+  get clockOffset(): ClockOffset | null {
+    return this.offset;
+  }
+
+  /** The node's newest state, as last received. */
+  get nodeReport(): relaynode.RelaynodeState | null {
+    return this.node;
+  }
+
+  /** The node's refusal of one of our leases it has not since superseded. */
+  refusal(): relaynode.LeaseRefusal | null {
+    const r = this.node?.refusal;
+    if (!r || !this.node) return null;
+    const ours = r.epoch === this.epoch || r.verdict === 'unsigned';
+    const superseded =
+      this.node.epoch === this.epoch &&
+      this.node.applied_seq !== null &&
+      r.seq !== null &&
+      this.node.applied_seq > r.seq;
+    return ours && !superseded ? r : null;
+  }
+
+  private measureOffset(state: relaynode.RelaynodeState, t4: number): void {
+    const echo = state.clock;
+    if (!echo || echo.epoch !== this.epoch || echo.seq === this.lastEchoSeq) return;
+    if (this.issuedAt.get(echo.seq) !== echo.controller_ms) return;
+    this.lastEchoSeq = echo.seq;
+    const t1 = echo.controller_ms;
+    const rtt = t4 - t1 - (echo.sent_ms - echo.received_ms);
+    if (rtt < 0 || rtt > MAX_OFFSET_RTT_MS) return;
+    const offset = Math.round((echo.received_ms - t1 + (echo.sent_ms - t4)) / 2);
+    this.offset = { offset_ms: offset, rtt_ms: rtt, measured_at: t4 };
+  }
+
+  /**
+   * A node that has applied a later epoch than ours (a restored backup, a second controller with the
+   * same key) refuses everything we send as stale: move past it and send at once.
+   */
+  private recoverIfPassed(state: relaynode.RelaynodeState): void {
+    const seen = state.epoch;
+    const recover = this.opts.recoverEpoch;
+    if (!recover || this.recovering || seen === null || !relaynode.LeaseEpoch.safeParse(seen).success) return;
+    if (Number(seen) <= Number(this.epoch)) return;
+    this.recovering = true;
+    recover(seen)
+      .then((epoch) => {
+        this.opts.logger.warn(
+          { seen, epoch },
+          'the relay node had applied a later lease epoch (a restored backup, or another controller with this key): continuing with a new epoch',
+        );
+        this.epochValue = epoch;
+        return this.beat();
+      })
+      .catch((err: unknown) => this.opts.logger.error({ err }, 'lease epoch recovery failed'))
+      .finally(() => {
+        this.recovering = false;
+      });
   }
 
   get lastSent(): relaynode.DesiredState | null {
@@ -163,18 +313,32 @@ export class HeartbeatPublisher implements RelayPort {
   }
 
   /**
-   * Sends the current intent once over another path (the relay node REST API while the broker is
-   * down). `sink.publish` must resolve only once the node applied it as a lease, and throw otherwise.
+   * Sends the current intent over another path (the relay node REST API while the broker is down),
+   * which answers with the node's verdict. A lease refused for its challenge (the node restarted, or
+   * ours is old) is signed again once with the challenge the answer carries. Throws unless applied.
    */
-  async beatOver(sink: DesiredSink): Promise<void> {
-    const payload = this.next();
-    this.remember(payload);
-    await sink.publish(payload);
-    this.delivered(payload);
-    this.applied(this.epoch, payload.seq);
+  async beatOver(sink: AckSink): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const payload = this.next();
+      this.remember(payload);
+      const ack = await sink.send(payload);
+      if (ack.challenge) this.challenge = ack.challenge;
+      if (ack.verdict === 'fresh') {
+        this.delivered(payload);
+        this.applied(this.epoch, payload.seq);
+        if (ack.relay_on && this.intentOnSeq !== null && payload.seq >= this.intentOnSeq) {
+          this.confirmed = true;
+          this.clearConfirmTimer();
+        }
+        return;
+      }
+      if (ack.verdict !== 'expired' || attempt > 0) {
+        throw new Error(`relay node did not apply the heartbeat: ${ack.reason ?? ack.verdict}`);
+      }
+    }
   }
 
-  /** The next heartbeat of the current intent; ON only while its lease holds. */
+  /** The next heartbeat of the current intent, signed; ON only while its lease holds. */
   private next(): relaynode.DesiredState {
     const { clock, intervalSeconds } = this.opts;
     const intent = this.intent();
@@ -183,7 +347,10 @@ export class HeartbeatPublisher implements RelayPort {
       this.onSince = null;
       this.leaseLost = false;
       this.lastAppliedAt = null;
+      this.intentOnSeq = null;
+      this.confirmed = false;
       this.clearPending();
+      this.clearConfirmTimer();
     } else if (this.onSince !== null) {
       if (
         (this.lastDeliveredAt !== null && issued > this.lastDeliveredAt + this.leaseMs) ||
@@ -195,15 +362,41 @@ export class HeartbeatPublisher implements RelayPort {
       if (this.pendingOnAt === null) this.armPending(issued);
       else if (issued > this.pendingOnAt + this.leaseMs) this.markLeaseLost('undelivered');
     }
-    return {
+    const seq = ++this.seq;
+    if (intent.relay_on && this.intentOnSeq === null && !this.leaseLost) {
+      this.intentOnSeq = seq;
+      this.armConfirmTimer(issued);
+    }
+    const fields = {
       epoch: this.epoch,
-      seq: ++this.seq,
+      seq,
       issued_at: issued,
       expires_at: issued + this.leaseMs,
       heartbeat_interval: intervalSeconds,
       armed: intent.armed,
       relay_on: intent.relay_on && !this.leaseLost,
+      challenge: this.challenge,
     };
+    return { ...fields, sig: this.sign(relaynode.leaseSigningInput(this.nodeId, fields)) };
+  }
+
+  /** Ends an ON intent the node has not confirmed within one lease of its first heartbeat. */
+  private armConfirmTimer(since: number): void {
+    const { clock } = this.opts;
+    this.clearConfirmTimer();
+    this.confirmTimer = clock.setTimeout(
+      () => {
+        this.confirmTimer = null;
+        if (this.confirmed || !this.intent().relay_on || !this.watchesLease) return;
+        this.markLeaseLost(this.onSince === null ? 'undelivered' : 'unconfirmed');
+      },
+      since + this.leaseMs - clock.now() + 1,
+    );
+  }
+
+  private clearConfirmTimer(): void {
+    if (this.confirmTimer !== null) this.opts.clock.clearTimeout(this.confirmTimer);
+    this.confirmTimer = null;
   }
 
   private remember(payload: relaynode.DesiredState): void {
@@ -271,7 +464,9 @@ export class HeartbeatPublisher implements RelayPort {
       },
       why === 'undelivered'
         ? 'relay ON not delivered within the lease of the start: the relay stays OFF and the run ends'
-        : 'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
+        : why === 'unconfirmed'
+          ? 'relay ON not confirmed by the relay node within the lease of the start: the relay is OFF and the run ends'
+          : 'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
     );
     this.opts.onLeaseLost?.(why);
   }

@@ -9,6 +9,8 @@ export interface NodeReport {
   physical_safety_engaged: boolean;
   applied_seq: number | null;
   epoch: string | null;
+  /** The challenge the node's next lease must answer (absent on a node without signed leases). */
+  challenge?: string | undefined;
 }
 
 /** What the controller has sent: its epoch, the newest seq, and where the current ON lease began. */
@@ -17,6 +19,8 @@ export interface LeaseView {
   lastSeq: number | null;
   /** seq of the first delivered ON of the current run's lease; null while the intent is OFF. */
   onSinceSeq: number | null;
+  /** The challenge our newest heartbeat answered. */
+  lastChallenge: string | null;
 }
 
 /**
@@ -89,12 +93,24 @@ export class RelayNodeConnection {
     return this.evaluate(now);
   }
 
-  /** True when the node has not applied our newest heartbeat (rebooted, or missed some): re-sync now. */
+  /**
+   * True when the node has not applied our newest heartbeat (rebooted, missed some, or refused it for
+   * an old challenge) and has a challenge our newest did not answer: re-sync now. A node that keeps
+   * refusing for another reason asks for nothing new, so this never loops faster than its challenges
+   * change (about once per interval).
+   */
   needsResync(): boolean {
     const lease = this.lease();
-    if (!this.node || this.online === false) return false;
-    if (this.node.epoch !== lease.epoch) return true;
-    return false;
+    const n = this.node;
+    if (!n || this.online === false) return false;
+    const appliedNewest =
+      n.epoch === lease.epoch &&
+      lease.lastSeq !== null &&
+      n.applied_seq !== null &&
+      n.applied_seq >= lease.lastSeq;
+    if (appliedNewest) return false;
+    if (n.challenge === undefined) return n.epoch !== lease.epoch;
+    return n.challenge !== lease.lastChallenge;
   }
 
   private ourSeq(): number | null {

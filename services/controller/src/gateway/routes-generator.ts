@@ -10,9 +10,12 @@ import { body, json } from './openapi.js';
 
 const tags = ['generator'];
 
-/** What the caller is told about the relay: a start the broker could not carry is not yet confirmed. */
-function startMessage(relay: RelayDelivery, intervalSeconds: number): string {
-  if (relay === 'broker') return 'Generator started';
+/** What the caller is told about the relay: started only once the relay node confirmed it. */
+function startMessage(relay: RelayDelivery, confirmed: boolean, intervalSeconds: number): string {
+  if (confirmed) return 'Generator started';
+  if (relay === 'broker') {
+    return `Generator start recorded; relay ON sent, not yet confirmed by the relay node. The state shows relay_confirmed_at when it is; otherwise relay_not_confirmed is raised ${2 * intervalSeconds + 5} s after the start and the run ends (comm_loss) ${3 * intervalSeconds} s after it.`;
+  }
   const lease = `within ${3 * intervalSeconds} s of the start`;
   if (relay === 'rest') {
     return `Generator start recorded; relay not yet confirmed: the MQTT broker is unreachable, so the relay ON was sent over the relay node REST API. The run continues only if the broker is back ${lease}; otherwise the relay node drops the relay and the run ends (comm_loss).`;
@@ -51,7 +54,7 @@ export function generatorRoutes(svc: ControllerService) {
       path: '/api/generator/start',
       tags,
       summary:
-        'Manual start; optional duration_minutes schedules an auto-stop. With the MQTT broker down the start is recorded and relay_confirmed is false',
+        'Manual start; optional duration_minutes schedules an auto-stop. relay_confirmed is true once the relay node reported the relay ON (the answer waits up to 2 s for it); otherwise the start is recorded and pending',
       request: body(generator.StartRequest, false),
       responses: { 200: json(generator.StartResponse), ...errorResponses([400, 401, 409, 422, 503]) },
     }),
@@ -65,6 +68,11 @@ export function generatorRoutes(svc: ControllerService) {
           notes: req.notes,
         }),
       );
+      // With a relay node link the answer waits briefly for the node's own report of the relay ON;
+      // without one (a harness relay) the broker taking the command is all there is to say.
+      const confirmed = svc.config.relayConfirms
+        ? await ctl.waitRelayConfirmed(svc.config.startConfirmWaitMs ?? 0)
+        : out.relay === 'broker';
       return c.json(
         {
           success: true as const,
@@ -72,8 +80,9 @@ export function generatorRoutes(svc: ControllerService) {
           start_time: Math.floor(out.start_time / 1000),
           trigger: out.trigger,
           scheduled_stop_at: sec(out.scheduled_stop_at),
-          message: startMessage(out.relay, svc.config.heartbeatIntervalSeconds),
-          relay_confirmed: out.relay === 'broker',
+          message: startMessage(out.relay, confirmed, svc.config.heartbeatIntervalSeconds),
+          relay_confirmed: confirmed,
+          relay_status: confirmed ? ('confirmed' as const) : ('pending' as const),
         },
         200,
       );

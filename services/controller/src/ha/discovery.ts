@@ -148,6 +148,18 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       ...fromState,
       value_template: onOff('slave_connected'),
     },
+    relaynode_clock_offset: {
+      p: 'sensor',
+      name: 'Relay node clock offset',
+      unique_id: `${uid}_relaynode_clock_offset`,
+      device_class: 'duration',
+      unit_of_measurement: 's',
+      state_class: 'measurement',
+      entity_category: 'diagnostic',
+      suggested_display_precision: 1,
+      ...fromState,
+      value_template: '{{ value_json.relaynode_clock_offset_seconds }}',
+    },
     epo_engaged: {
       p: 'binary_sensor',
       name: 'EPO engaged',

@@ -56,6 +56,7 @@ export function healthEntities(o: {
     fail_to_start: alarm('fail_to_start', 'Fail to start', 'fail_to_start'),
     unexpected_stop: alarm('unexpected_stop', 'Unexpected stop', 'unexpected_stop'),
     exercise_failed: alarm('exercise_failed', 'Exercise failed', 'exercise_failed'),
+    relay_not_confirmed: alarm('relay_not_confirmed', 'Relay not confirmed', 'relay_not_confirmed'),
     maintenance_due: {
       p: 'binary_sensor',
       name: 'Service due',

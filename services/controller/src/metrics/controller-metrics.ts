@@ -81,6 +81,16 @@ export function createControllerMetrics() {
       });
       // A timestamp, not an age: time() - it gives the age at query time, never a stale one.
       new Gauge({
+        name: 'controller_relaynode_clock_offset_seconds',
+        help: "The relay node's clock minus the controller's, measured over the bus (absent until measured)",
+        registers,
+        collect() {
+          this.reset();
+          const offset = heartbeat.clockOffset;
+          if (offset) this.set(offset.offset_ms / 1000);
+        },
+      });
+      new Gauge({
         name: 'controller_heartbeat_last_sent_timestamp_seconds',
         help: 'Unix time of the last heartbeat delivered to the broker (0 before the first)',
         registers,

@@ -41,6 +41,25 @@ function rig() {
   };
 }
 
+/** The node reports it applied `d` with the relay ON (its retained state). */
+function nodeApplied(r: ReturnType<typeof rig>, d: relaynode.DesiredState): void {
+  r.hb.nodeState(
+    {
+      relay_on: true,
+      armed: true,
+      failsafe_triggered: false,
+      physical_safety_engaged: false,
+      applied_seq: d.seq,
+      epoch: d.epoch,
+      last_heartbeat: null,
+      timeout_seconds: 30,
+      updated_at: Math.floor(r.clock.now() / 1000),
+      lease_protocol: 2,
+    },
+    r.clock.now(),
+  );
+}
+
 describe('heartbeat lease', () => {
   it('follows the node rules: one epoch, strictly increasing seq, expiry 3 x interval', async () => {
     const r = rig();
@@ -111,13 +130,13 @@ describe('heartbeat lease', () => {
     r.setRunning(true);
     await r.hb.beat();
     const first = r.sent.at(-1) as relaynode.DesiredState;
-    r.hb.applied(first.epoch, first.seq);
+    nodeApplied(r, first);
     // Renewals applied: the lease holds for as long as they come.
     for (let i = 0; i < 5; i++) {
       r.clock.advance(10_000);
       await r.settle();
       const last = r.sent.at(-1) as relaynode.DesiredState;
-      r.hb.applied(last.epoch, last.seq);
+      nodeApplied(r, last);
     }
     expect(r.lost()).toBe(0);
     // The node stops applying; its failsafe fires 30 s after the last heartbeat it applied.
@@ -150,13 +169,16 @@ describe('heartbeat lease', () => {
     // The node applied only the OFF before this run, then another controller's heartbeat.
     r.hb.applied(off.epoch, off.seq);
     r.hb.applied('another-epoch', 999);
-    for (let i = 0; i < 6; i++) {
-      r.clock.advance(10_000);
-      await r.settle();
-    }
-    // A start taken while the node is away is carried out when it returns: no applied ON, no loss.
+    r.clock.advance(30_000);
+    await r.settle();
     expect(r.lost()).toBe(0);
     expect(r.sent.at(-1)?.relay_on).toBe(true);
+    // A start the node never confirms (cut off, refusing it) ends when its lease would have: the
+    // relay is OFF there, so the run is not reported running on.
+    r.clock.advance(10_000);
+    await r.settle();
+    expect(r.lost()).toBe(1);
+    expect(r.sent.at(-1)?.relay_on).toBe(false);
     r.hb.stop();
   });
 

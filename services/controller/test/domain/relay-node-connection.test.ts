@@ -11,7 +11,7 @@ const INTERVAL = 10_000;
 /** A controller's lease and a node that applies it, driven on a fake clock. */
 function rig() {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
-  const lease: LeaseView = { epoch: 'ours', lastSeq: null, onSinceSeq: null };
+  const lease: LeaseView = { epoch: 'ours', lastSeq: null, onSinceSeq: null, lastChallenge: null };
   const link = new RelayNodeConnection(INTERVAL, () => lease);
   const node: NodeReport = {
     relay_on: false,

@@ -22,6 +22,7 @@ import {
   startDbusMock,
   startTestNode,
   SystemBus,
+  TEST_LEASE_KEYS as LEASE_KEYS,
   wifiDevice,
 } from '@outpost/relay-node/testing';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
@@ -100,6 +101,7 @@ describe.skipIf(!browserTestsEnabled())('relay node administration in the consol
         ADMIN_PASSWORD,
         MQTT_URL: broker.url,
         RELAYNODE_API_SECRET: SECRET,
+        LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
         GPIO_MODE: 'mock',
         HOA_BOOT_DELAY_SECONDS: '0',
         HEARTBEAT_INTERVAL_SECONDS: '1',

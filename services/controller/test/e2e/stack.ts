@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import { freePort, type ServiceProcess, startService } from '@outpost/ui/testing';
 import { testDatabase } from '../helpers/databases.js';
+import { LEASE_KEYS } from '../helpers/stack.js';
 
 const CONTROLLER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const RELAYNODE_MAIN = fileURLToPath(new URL('../../../relay-node/dist/main.js', import.meta.url));
@@ -42,6 +43,7 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
       RELAYNODE_MAIN,
       {
         RELAYNODE_API_SECRET: NODE_SECRET,
+        CONTROLLER_PUBLIC_KEY: LEASE_KEYS.publicKey,
         MOCK_HAT_MODE: 'true',
         DEV_MODE: 'true',
         HARDWARE_SAFETY_ENABLED: 'true',
@@ -83,6 +85,7 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
         ADMIN_PASSWORD: PASSWORD,
         MQTT_URL: broker.url,
         RELAYNODE_API_SECRET: NODE_SECRET,
+        LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
         GPIO_MODE: 'mock',
         DEV_MODE: 'true',
         HOA_BOOT_DELAY_SECONDS: '0',

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   built,
   controllerClient,
+  LEASE_KEYS,
   nodeStatus,
   PREFIX,
   type Proc,
@@ -44,6 +45,7 @@ async function spawnNode(mqttUrl: string, dataDir: string): Promise<{ url: strin
     env: {
       PATH: process.env.PATH ?? '',
       RELAYNODE_API_SECRET: SECRET,
+      CONTROLLER_PUBLIC_KEY: LEASE_KEYS.publicKey,
       MOCK_HAT_MODE: 'true',
       DEV_MODE: 'true',
       HARDWARE_SAFETY_ENABLED: 'true',

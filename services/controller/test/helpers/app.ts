@@ -5,7 +5,11 @@ import type { Database } from '../../src/db/connection.js';
 import { buildGateway, type GatewayOptions } from '../../src/gateway/gateway.js';
 import { MockGpio } from '../../src/inputs/mock-gpio.js';
 import type { EventSink } from '../../src/outbox/dispatcher.js';
-import { type ControllerService, createControllerService, type ServiceConfig } from '../../src/controller-service.js';
+import {
+  type ControllerService,
+  createControllerService,
+  type ServiceConfig,
+} from '../../src/controller-service.js';
 import { FakeRelay } from './harness.js';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery' };

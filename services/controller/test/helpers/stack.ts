@@ -1,3 +1,4 @@
+import { generateLeaseKeys } from '@outpost/runtime/lease-keys';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ export const SECRET = 'link-test-relaynode-secret';
 export const JWT_SECRET = 'link-test-jwt-secret-0123456789';
 export const PASSWORD = 'link-test-password';
 export const PREFIX = 'linktest';
+/** The controller's lease-signing key pair for this test run; the spawned relay nodes trust it. */
+export const LEASE_KEYS = generateLeaseKeys();
 
 export interface Proc {
   child: ChildProcess;
@@ -86,6 +89,7 @@ export function spawnRelayNode(opts: {
     RELAYNODE_MAIN,
     {
       RELAYNODE_API_SECRET: SECRET,
+      CONTROLLER_PUBLIC_KEY: LEASE_KEYS.publicKey,
       MOCK_HAT_MODE: 'true',
       DEV_MODE: 'true',
       HARDWARE_SAFETY_ENABLED: 'true',
@@ -126,6 +130,7 @@ export function spawnController(opts: {
       DEV_MODE: 'true',
       HEARTBEAT_INTERVAL_SECONDS: String(opts.intervalSeconds),
       RELAYNODE_API_SECRET: SECRET,
+      LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
       ...(opts.relaynodeUrl ? { RELAYNODE_URL: opts.relaynodeUrl } : {}),
       ...opts.extra,
     },

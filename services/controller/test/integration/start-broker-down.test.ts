@@ -2,7 +2,7 @@ import { type RunningBroker, startBroker } from '@outpost/broker';
 import { createLogger } from '@outpost/runtime';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET, startTestNode } from '@outpost/relay-node/testing';
+import { SECRET, startTestNode, TEST_LEASE_KEYS as LEASE_KEYS } from '@outpost/relay-node/testing';
 import { ControllerEnv } from '../../src/config.js';
 import { type RunningController, startController } from '../../src/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
@@ -59,6 +59,7 @@ async function startStack(withRelaynodeUrl: boolean): Promise<Stack> {
     GPIO_MODE: 'mock',
     HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
     RELAYNODE_API_SECRET: SECRET,
+    LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
     ...(withRelaynodeUrl ? { RELAYNODE_URL: node.url } : {}),
   });
   const controller = await startController(env, {

@@ -23,6 +23,7 @@ const ALARMS: Record<NonNullable<HealthStatus['alarm']>, string> = {
   fail_to_start: 'Fail to start: no running feedback after the relay closed',
   unexpected_stop: 'Unexpected stop: the generator stopped while Outpost ran it',
   exercise_failed: 'Exercise failed',
+  relay_not_confirmed: 'Relay not confirmed: the relay node did not report the relay ON for the run',
 };
 
 function feedbackText(h: HealthStatus): string {

@@ -120,6 +120,24 @@ export function StatusCard({
           <dd data-testid="node-relay">{nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}</dd>
         </div>
         <div>
+          <dt>Relay confirmed</dt>
+          <dd data-testid="relay-confirmed">
+            {s.relay_confirmed_at
+              ? at(s.relay_confirmed_at)
+              : s.running
+                ? (s.relay_unconfirmed_reason ?? 'pending')
+                : '–'}
+          </dd>
+        </div>
+        <div>
+          <dt>Node clock</dt>
+          <dd data-testid="node-clock-offset">
+            {s.relaynode_clock_offset_seconds == null
+              ? '–'
+              : `${s.relaynode_clock_offset_seconds > 0 ? '+' : ''}${s.relaynode_clock_offset_seconds.toFixed(1)} s`}
+          </dd>
+        </div>
+        <div>
           <dt>HOA</dt>
           <dd data-testid="hoa">{s.hoa_position ?? '–'}</dd>
         </div>

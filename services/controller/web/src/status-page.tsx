@@ -41,7 +41,11 @@ const HEALTH_ALARMS: Record<NonNullable<Gen['state']>['health_alarm'] & string, 
   fail_to_start: 'The generator failed to start',
   unexpected_stop: 'The generator stopped unexpectedly',
   exercise_failed: 'The last exercise failed',
+  relay_not_confirmed: 'The relay node did not confirm the relay ON',
 };
+
+/** Past this, the Status page says the relay node's clock is off (the controller logs it too). */
+const CLOCK_WARN_SECONDS = 5;
 
 /** How often the node's own relay report is asked for when the state does not carry it. */
 const NODE_POLL_MS = 2000;
@@ -89,7 +93,22 @@ export function StatusPage({ gen }: { gen: Gen }) {
       {s.health_alarm ? (
         <Banner kind="error">
           <span data-testid="status-health-alarm">
-            {HEALTH_ALARMS[s.health_alarm]} — see <a href="#/health">Health</a>
+            {HEALTH_ALARMS[s.health_alarm]}
+            {s.health_alarm === 'relay_not_confirmed' && s.relay_unconfirmed_reason
+              ? `: ${s.relay_unconfirmed_reason}`
+              : ''}{' '}
+            — see <a href="#/health">Health</a>
+          </span>
+        </Banner>
+      ) : null}
+      {s.relaynode_clock_offset_seconds != null &&
+      Math.abs(s.relaynode_clock_offset_seconds) > CLOCK_WARN_SECONDS ? (
+        <Banner kind="warn">
+          <span data-testid="clock-offset-warning">
+            The relay node's clock is {Math.abs(s.relaynode_clock_offset_seconds).toFixed(1)} s{' '}
+            {s.relaynode_clock_offset_seconds > 0 ? 'ahead of' : 'behind'} the controller's. The relay still
+            works (leases run on the node's own clock), but its logs and notifications carry the wrong time:
+            give it a time source (see the README, two hosts).
           </span>
         </Banner>
       ) : null}

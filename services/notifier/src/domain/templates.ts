@@ -131,4 +131,5 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   maintenance_due: system('Generator service due'),
   disarmed_reminder: system('Automation still disarmed'),
   override_reminder: system('Override still active'),
+  relay_not_confirmed: system('Generator relay not confirmed by the relay node'),
 };

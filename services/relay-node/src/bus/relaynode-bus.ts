@@ -38,7 +38,14 @@ export async function attachBus(
         heartbeat_interval: d.heartbeat_interval,
         armed: d.armed,
         relay_on: d.relay_on,
-        lease: { epoch: d.epoch, seq: d.seq, issued_at: d.issued_at, expires_at: d.expires_at },
+        lease: {
+          epoch: d.epoch,
+          seq: d.seq,
+          issued_at: d.issued_at,
+          expires_at: d.expires_at,
+          challenge: d.challenge,
+          sig: d.sig,
+        },
       },
       'mqtt',
     );

@@ -31,6 +31,8 @@ export class FailsafeMonitor {
   private heartbeatCount = 0;
   private triggered = false;
   private interval: number | null = null;
+  /** The duration of the last accepted lease, ms (at most the timeout). */
+  private leaseMs: number | null = null;
   private timer: TimerHandle | null = null;
 
   constructor(private readonly opts: FailsafeOptions) {}
@@ -52,7 +54,8 @@ export class FailsafeMonitor {
 
   /** ms at which the lease runs out; null before the first heartbeat. */
   get deadlineMs(): number | null {
-    return this.lastHeartbeatMs === null ? null : this.lastHeartbeatMs + this.timeoutSeconds * 1000;
+    if (this.lastHeartbeatMs === null) return null;
+    return this.lastHeartbeatMs + (this.leaseMs ?? this.timeoutSeconds * 1000);
   }
 
   get isTriggered(): boolean {
@@ -68,11 +71,15 @@ export class FailsafeMonitor {
     return !this.triggered && deadline !== null && this.opts.clock.now() < deadline;
   }
 
-  /** An accepted (fresh) heartbeat: re-arms the deadline; clears a triggered failsafe. */
-  heartbeat(intervalSeconds: number): void {
+  /**
+   * An accepted (fresh) heartbeat: re-arms the deadline, `leaseMs` from now (never past the timeout);
+   * clears a triggered failsafe.
+   */
+  heartbeat(intervalSeconds: number, leaseMs = timeoutForInterval(intervalSeconds) * 1000): void {
     this.lastHeartbeatMs = this.opts.clock.now();
     this.heartbeatCount += 1;
     this.interval = intervalSeconds;
+    this.leaseMs = Math.min(leaseMs, timeoutForInterval(intervalSeconds) * 1000);
     if (this.running) this.schedule();
     if (this.triggered) {
       this.triggered = false;

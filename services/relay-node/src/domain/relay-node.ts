@@ -1,8 +1,8 @@
-import type { relaynode } from '@outpost/contracts';
+import { relaynode } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime/clock';
 import type { Alerts } from './alerts.js';
 import { type FailsafeSnapshot, FailsafeMonitor } from './failsafe.js';
-import { type DesiredMessage, LeaseOrder, type Verdict } from './lease.js';
+import { Challenges, type DesiredMessage, type LeaseStamp, LeaseOrder, type Verdict } from './lease.js';
 
 /**
  * The relay node's safety core: one place that decides what the relay does. Every input (MQTT
@@ -21,7 +21,7 @@ export interface LogSink {
   error(obj: object, msg: string): void;
 }
 
-export type RefusalCode = 'disarmed' | 'epo' | 'no_lease';
+export type RefusalCode = 'disarmed' | 'epo' | 'no_lease' | 'lease_off';
 
 export class RelayRefused extends Error {
   constructor(
@@ -37,6 +37,7 @@ export const REFUSALS: Record<RefusalCode, string> = {
   disarmed: 'Cannot turn relay on - relay node is not armed',
   epo: 'Cannot turn relay on - emergency power off (EPO) is engaged',
   no_lease: 'Cannot turn relay on - no heartbeat from the controller within the failsafe timeout',
+  lease_off: "Cannot turn relay on - the controller's heartbeat lease asks for the relay OFF",
 };
 
 export interface HeartbeatOutcome {
@@ -47,7 +48,17 @@ export interface HeartbeatOutcome {
 }
 
 export interface RelayNodeOptions {
+  /** Monotonic in production (runtime's monotonicClock): every deadline and challenge reads it. */
   clock: Clock;
+  /** Wall clock for the Unix times the node reports (last_heartbeat, updated_at, the clock echo). */
+  wallNow?: () => number;
+  /**
+   * Checks the controller's signature over a lease for this node (CONTROLLER_PUBLIC_KEY); without a
+   * key nothing verifies, and the node obeys only OFF and disarm.
+   */
+  verifyLease: (msg: DesiredMessage, lease: LeaseStamp) => boolean;
+  /** Tests hand in predictable challenges. */
+  challenges?: Challenges;
   relay: RelayOutput;
   defaultTimeoutSeconds: number;
   log: LogSink;
@@ -63,12 +74,22 @@ export class RelayNode {
   private epoEngaged = false;
   /** null: no running-feedback input on this node. */
   private runningFeedback: boolean | null = null;
-  private readonly order = new LeaseOrder();
+  private readonly order: LeaseOrder;
+  private readonly challenges: Challenges;
   private readonly failsafe: FailsafeMonitor;
   private readonly listeners = new Set<Listener>();
   private lastRejection: string | null = null;
+  /** The last signed lease refused, for the controller to read and recover from. */
+  private refusal: relaynode.LeaseRefusal | null = null;
+  /** What the newest leased heartbeat asked for the relay (REST relay/on follows it). */
+  private leaseWantsOn = false;
+  private echo: Omit<relaynode.ClockEcho, 'sent_ms'> | null = null;
+  private readonly wallNow: () => number;
 
   constructor(private readonly opts: RelayNodeOptions) {
+    this.wallNow = opts.wallNow ?? (() => opts.clock.now());
+    this.challenges = opts.challenges ?? new Challenges();
+    this.order = new LeaseOrder(opts.verifyLease, this.challenges);
     this.failsafe = new FailsafeMonitor({
       clock: opts.clock,
       defaultTimeoutSeconds: opts.defaultTimeoutSeconds,
@@ -102,9 +123,23 @@ export class RelayNode {
 
   /** The MQTT `desired` message and POST /api/heartbeat share this handler. */
   handleDesired(msg: DesiredMessage, source: string): HeartbeatOutcome {
-    const { verdict, reason } = this.order.judge(msg, this.opts.clock.now());
+    const judged = this.order.judge(msg, this.opts.clock.now());
+    const { verdict, reason } = judged;
+    const lease = msg.lease;
+    if (lease && verdict !== 'unsigned') {
+      // Only a signed lease's stamp is echoed: a forged one must not skew the offset the controller shows.
+      this.echo = {
+        epoch: lease.epoch,
+        seq: lease.seq,
+        controller_ms: lease.issued_at,
+        received_ms: this.wallNow(),
+      };
+    }
     if (verdict !== 'fresh') {
       this.lastRejection = reason;
+      if (lease && verdict !== 'unleased') {
+        this.refusal = { verdict, reason: reason ?? verdict, epoch: lease.epoch, seq: lease.seq };
+      }
       this.opts.log.warn({ source, verdict, lease: msg.lease, relay_on: msg.relay_on }, reason ?? verdict);
       // OFF and disarm are safe whatever their age: obeyed; ON and arm are not.
       if (!msg.armed) this.armed = false;
@@ -114,8 +149,10 @@ export class RelayNode {
       return { verdict, reason, relay_on: this.relayOn, armed: this.armed };
     }
     this.order.accept(msg);
-    this.failsafe.heartbeat(msg.heartbeat_interval);
+    this.refusal = null;
+    this.failsafe.heartbeat(msg.heartbeat_interval, judged.durationMs);
     this.armed = msg.armed;
+    this.leaseWantsOn = msg.relay_on;
     let want = msg.relay_on && msg.armed;
     let refusal: string | null = null;
     if (want && this.epoEngaged) {
@@ -132,11 +169,15 @@ export class RelayNode {
     return { verdict, reason: refusal, relay_on: this.relayOn, armed: this.armed };
   }
 
-  /** POST /api/relay/on: needs armed, no EPO and a live heartbeat lease. */
+  /**
+   * POST /api/relay/on: needs armed, no EPO and a live heartbeat lease that asks for ON, so the relay
+   * key alone (without the controller's signature) cannot start the generator.
+   */
   turnOn(source: string): void {
     if (this.epoEngaged) throw new RelayRefused('epo', REFUSALS.epo);
     if (!this.armed) throw new RelayRefused('disarmed', REFUSALS.disarmed);
     if (!this.failsafe.leaseLive()) throw new RelayRefused('no_lease', REFUSALS.no_lease);
+    if (!this.leaseWantsOn) throw new RelayRefused('lease_off', REFUSALS.lease_off);
     if (!this.relayOn) this.drive(true, source);
     this.emit();
   }
@@ -211,7 +252,7 @@ export class RelayNode {
     const now = this.opts.clock.now();
     return {
       running: s.running,
-      last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
+      last_heartbeat: this.wallSeconds(s.lastHeartbeatMs),
       seconds_since_heartbeat:
         s.lastHeartbeatMs === null ? null : Math.max(0, Math.floor((now - s.lastHeartbeatMs) / 1000)),
       heartbeat_count: s.heartbeatCount,
@@ -231,11 +272,27 @@ export class RelayNode {
       physical_safety_engaged: this.epoEngaged,
       applied_seq: this.order.appliedSeq,
       epoch: this.order.appliedEpoch,
-      last_heartbeat: s.lastHeartbeatMs === null ? null : Math.floor(s.lastHeartbeatMs / 1000),
+      last_heartbeat: this.wallSeconds(s.lastHeartbeatMs),
       timeout_seconds: s.timeoutSeconds,
-      updated_at: Math.floor(this.opts.clock.now() / 1000),
+      updated_at: Math.floor(this.wallNow() / 1000),
       ...(this.runningFeedback === null ? {} : { running_feedback: this.runningFeedback }),
+      lease_protocol: relaynode.LEASE_PROTOCOL,
+      challenge: this.challenge(),
+      clock: this.echo ? { ...this.echo, sent_ms: this.wallNow() } : null,
+      refusal: this.refusal,
     };
+  }
+
+  /** The challenge the next lease must answer (a new one about once per heartbeat interval). */
+  challenge(): string {
+    const interval = this.failsafe.snapshot().heartbeatInterval ?? this.opts.defaultTimeoutSeconds / 3;
+    return this.challenges.current(this.opts.clock.now(), interval * 1000);
+  }
+
+  /** A monotonic time as the wall clock shows it now, in Unix seconds. */
+  private wallSeconds(monoMs: number | null): number | null {
+    if (monoMs === null) return null;
+    return Math.max(0, Math.floor((this.wallNow() - (this.opts.clock.now() - monoMs)) / 1000));
   }
 
   private onFailsafe(s: FailsafeSnapshot): void {

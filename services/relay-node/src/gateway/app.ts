@@ -21,6 +21,8 @@ export interface GatewayOptions {
   admin: NodeAdmin;
   wifi: NetworkManagerWifi | null;
   mock: boolean;
+  /** CONTROLLER_PUBLIC_KEY is set. */
+  keyConfigured: boolean;
   /** Mock hardware and DEV_MODE=true: /api/dev/*. */
   dev: DevContext | null;
   metricsAuth?: MetricsAuth | null;
@@ -80,7 +82,7 @@ export function buildGateway(o: GatewayOptions): OutpostApp {
       ),
   );
 
-  mountRelayRoutes(app, o.node, { mock: o.mock });
+  mountRelayRoutes(app, o.node, { mock: o.mock, keyConfigured: o.keyConfigured });
   mountSystemRoutes(app, o.admin, o.wifi);
   mountAdminRoutes(app, o.admin);
   if (o.dev) mountDevRoutes(app, o.dev);

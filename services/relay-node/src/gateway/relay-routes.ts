@@ -7,12 +7,24 @@ import { authErrors, body, ErrorBody, json, security } from './openapi.js';
 
 export const HeartbeatReply = relaynode.FailsafeStatus.extend({
   accepted: z.boolean(),
-  verdict: z.enum(['fresh', 'stale', 'expired', 'unleased']),
+  verdict: relaynode.LeaseVerdict,
   reason: z.string().nullable(),
   relay_on: z.boolean(),
   armed: z.boolean(),
   physical_safety_engaged: z.boolean(),
   applied_seq: z.number().int().nullable(),
+  /** The challenge the next lease must answer. */
+  challenge: relaynode.LeaseChallenge,
+});
+
+const LeaseReply = z.object({
+  lease_protocol: z.number().int(),
+  challenge: relaynode.LeaseChallenge,
+  epoch: z.string().nullable(),
+  applied_seq: z.number().int().nullable(),
+  refusal: relaynode.LeaseRefusal.nullable(),
+  /** false: CONTROLLER_PUBLIC_KEY is not set, so no lease verifies and the relay stays OFF. */
+  controller_key: z.boolean(),
 });
 
 const RelayReply = relaynode.RelayStateResponse.extend({
@@ -24,7 +36,11 @@ const RelayReply = relaynode.RelayStateResponse.extend({
 
 const tags = ['relay'];
 
-export function mountRelayRoutes(app: OpenAPIHono, node: RelayNode, opts: { mock: boolean }): void {
+export function mountRelayRoutes(
+  app: OpenAPIHono,
+  node: RelayNode,
+  opts: { mock: boolean; keyConfigured: boolean },
+): void {
   const relayReply = () => {
     const s = node.state();
     return {
@@ -99,6 +115,32 @@ export function mountRelayRoutes(app: OpenAPIHono, node: RelayNode, opts: { mock
 
   app.openapi(
     createRoute({
+      method: 'get',
+      path: '/api/lease',
+      tags: ['failsafe'],
+      security,
+      summary:
+        'Lease status: the challenge the next signed lease must answer, what was applied, and the last refusal',
+      responses: { 200: json(LeaseReply), ...authErrors },
+    }),
+    (c) => {
+      const s = node.state();
+      return c.json(
+        {
+          lease_protocol: relaynode.LEASE_PROTOCOL,
+          challenge: node.challenge(),
+          epoch: s.epoch,
+          applied_seq: s.applied_seq,
+          refusal: s.refusal ?? null,
+          controller_key: opts.keyConfigured,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: 'post',
       path: '/api/heartbeat',
       tags: ['failsafe'],
@@ -110,12 +152,22 @@ export function mountRelayRoutes(app: OpenAPIHono, node: RelayNode, opts: { mock
     }),
     (c) => {
       const b = c.req.valid('json');
+      // The schema takes every lease field or none.
       const lease =
+        b.sig !== undefined &&
         b.epoch !== undefined &&
         b.seq !== undefined &&
         b.issued_at !== undefined &&
-        b.expires_at !== undefined
-          ? { epoch: b.epoch, seq: b.seq, issued_at: b.issued_at, expires_at: b.expires_at }
+        b.expires_at !== undefined &&
+        b.challenge !== undefined
+          ? {
+              epoch: b.epoch,
+              seq: b.seq,
+              issued_at: b.issued_at,
+              expires_at: b.expires_at,
+              challenge: b.challenge,
+              sig: b.sig,
+            }
           : undefined;
       const out = node.handleDesired(
         { heartbeat_interval: b.heartbeat_interval, armed: b.armed, relay_on: b.relay_on, lease },
@@ -131,6 +183,7 @@ export function mountRelayRoutes(app: OpenAPIHono, node: RelayNode, opts: { mock
           armed: out.armed,
           physical_safety_engaged: node.isEpoEngaged,
           applied_seq: node.state().applied_seq,
+          challenge: node.challenge(),
         },
         200,
       );

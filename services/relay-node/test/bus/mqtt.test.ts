@@ -1,6 +1,7 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker } from '../peers.js';
+import { sign } from '../lease-fields.js';
 import { IO_BACKENDS, startTestNode } from '../service-helpers.js';
 
 async function until(check: () => boolean, ms = 2_000): Promise<void> {
@@ -20,6 +21,7 @@ type State = {
   applied_seq: number | null;
   failsafe_triggered: boolean;
   physical_safety_engaged: boolean;
+  challenge?: string;
 };
 
 describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s GPIO', (backend) => {
@@ -29,21 +31,25 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
   const states: State[] = [];
   const responses: unknown[] = [];
 
+  /** A lease signed by the test controller, answering the newest challenge the node published. */
   const desired = (
     seq: number,
     relay_on: boolean,
-    o: { age?: number; ttl?: number; epoch?: string; armed?: boolean } = {},
+    o: { skew?: number; ttl?: number; epoch?: string; armed?: boolean; challenge?: string | null } = {},
   ) => {
-    const issued = Date.now() - (o.age ?? 0);
-    return JSON.stringify({
-      epoch: o.epoch ?? 'ctrl-1',
-      seq,
-      issued_at: issued,
-      expires_at: issued + (o.ttl ?? 30_000),
-      heartbeat_interval: 10,
-      armed: o.armed ?? true,
-      relay_on,
-    });
+    const issued = Date.now() + (o.skew ?? 0);
+    return JSON.stringify(
+      sign('main', {
+        epoch: o.epoch ?? '1',
+        seq,
+        issued_at: issued,
+        expires_at: issued + (o.ttl ?? 30_000),
+        heartbeat_interval: 10,
+        armed: o.armed ?? true,
+        relay_on,
+        challenge: o.challenge === undefined ? (states.at(-1)?.challenge ?? null) : o.challenge,
+      }),
+    );
   };
   /** Publishes and waits for the state the node publishes after handling it. */
   const send = async (payload: string) => {
@@ -63,6 +69,7 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     broker = await startTestBroker();
     n = await startTestNode({
       backend,
+      realChallenges: true,
       config: { mqtt: { url: broker.url, username: undefined, password: undefined, prefix: 'outpost' } },
     });
     await n.bus!.waitConnected(5_000);
@@ -105,29 +112,44 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     expect(await n.pins.level('GPIO16')).toBe(0);
   });
 
-  it('an ON delayed past its expiry is never executed', async () => {
-    const s = await send(desired(2, true, { age: 31_000 }));
-    expect(s).toMatchObject({ relay_on: false, applied_seq: 1 });
+  it('an ON answering no challenge of this node (held back, or from before its restart) is never executed', async () => {
+    const s = await send(desired(2, true, { challenge: 'x'.repeat(22) }));
+    expect(s).toMatchObject({ relay_on: false, applied_seq: 1, refusal: { verdict: 'expired', seq: 2 } });
     expect(await n.pins.level('GPIO16')).toBe(0);
     expect(n.pins.writes('GPIO16').at(-1)).toBe(0);
   });
 
+  it('an ON from a controller whose clock is hours off is executed: the lease runs from its arrival', async () => {
+    expect(await send(desired(2, true, { skew: 2 * 3_600_000 }))).toMatchObject({
+      relay_on: true,
+      applied_seq: 2,
+    });
+    expect(await send(desired(3, true, { skew: -2 * 3_600_000 }))).toMatchObject({
+      relay_on: true,
+      applied_seq: 3,
+    });
+    expect(await send(desired(4, false))).toMatchObject({ relay_on: false, applied_seq: 4 });
+  });
+
   it('an old or repeated seq is never executed', async () => {
-    expect(await send(desired(1, true))).toMatchObject({ relay_on: false, applied_seq: 1 });
+    expect(await send(desired(1, true))).toMatchObject({ relay_on: false, applied_seq: 4 });
+    expect(await send(desired(4, true))).toMatchObject({ relay_on: false, applied_seq: 4 });
     expect(await n.pins.level('GPIO16')).toBe(0);
-    expect(await send(desired(3, true))).toMatchObject({ relay_on: true, applied_seq: 3 });
-    await send(desired(4, false));
+    expect(await send(desired(5, true))).toMatchObject({ relay_on: true, applied_seq: 5 });
+    await send(desired(6, false));
   });
 
   it('a malformed payload is dropped and the node keeps working', async () => {
     await client.publishAsync('outpost/relaynode/main/desired', '{"relay_on": true}', { qos: 1 });
     await client.publishAsync('outpost/relaynode/main/desired', 'not json', { qos: 1 });
-    expect(await send(desired(5, false))).toMatchObject({ relay_on: false, applied_seq: 5 });
-    expect(n.pins.writes('GPIO16').filter((v) => v === 1)).toHaveLength(2); // seq 1 and seq 3 only
+    expect(await send(desired(7, false))).toMatchObject({ relay_on: false, applied_seq: 7 });
+    // seq 1, 2 and 5 switched it on (3 found it on already)
+    expect(n.pins.writes('GPIO16').filter((v) => v === 1)).toHaveLength(3);
+    expect(n.pins.writes('GPIO16').at(-1)).toBe(0);
   });
 
   it('EPO: physical_safety_engaged is published (retained) at once, with the relay dropped', async () => {
-    await send(desired(6, true));
+    await send(desired(8, true));
     expect(await n.pins.level('GPIO16')).toBe(1);
     const t0 = Date.now();
     const before = states.length;
@@ -142,7 +164,7 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     );
     n.pins.epo(false);
     await until(() => !n.node.isEpoEngaged);
-    await send(desired(7, false));
+    await send(desired(9, false));
   });
 
   it('answers administration requests on response/<verb>', async () => {
@@ -175,7 +197,7 @@ describe.each(IO_BACKENDS)('heartbeat lease over MQTT through a real broker, %s 
     });
     expect(byTx['tx-2']).toMatchObject({
       status: 'ok',
-      data: { relay: { relay_on: false }, failsafe: { heartbeat_count: 6 } },
+      data: { relay: { relay_on: false }, failsafe: { heartbeat_count: 9 } },
     });
     expect(byTx['tx-3']).toMatchObject({ status: 'error', error: expect.stringContaining('day') });
     expect(n.settings.get().failsafe_cooldown_minutes).toBe(30);

@@ -3,12 +3,17 @@ import { decideReboot } from '../../src/domain/reboot-schedule.js';
 import { makeNode } from '../helpers.js';
 
 describe('local relay commands', () => {
-  it('ON needs armed and a live lease; OFF always works', () => {
+  it('ON needs armed and a live lease that asks for ON; OFF always works', () => {
     const { clock, node, relay, desired } = makeNode();
     expect(() => node.turnOn('rest')).toThrow(/not armed/);
     node.arm('rest');
     expect(() => node.turnOn('rest')).toThrow(/no heartbeat/);
     node.handleDesired(desired({ armed: true, relay_on: false }), 'mqtt');
+    // The relay key alone (REST relay/on) cannot start the generator against the controller's OFF.
+    expect(() => node.turnOn('rest')).toThrow(/asks for the relay OFF/);
+    expect(relay.writes).not.toContain(true);
+    node.handleDesired(desired({ armed: true, relay_on: true }), 'mqtt');
+    node.turnOff('rest');
     node.turnOn('rest');
     expect(relay.on).toBe(true);
     node.turnOff('rest');

@@ -29,11 +29,19 @@ import {
   wrongValue,
 } from '@outpost/contracts/testing';
 import { startTestBroker } from '../peers.js';
+import { sign, TEST_CHALLENGE, TEST_LEASE_KEYS } from '../lease-fields.js';
+import { leaseVerifier } from '../../src/domain/lease-verifier.js';
 import { startTestNode } from '../service-helpers.js';
 import { nodeSnapshot, type TestNode } from './fuzz-helpers.js';
 import { z } from 'zod';
 
 const REFUSED = surfaceRuns(2_000);
+const verify = leaseVerifier('main', TEST_LEASE_KEYS.publicKey);
+/** A lease the node would accept as signed (the fuzz must not generate a genuine ON by chance). */
+const isSigned = (d: relaynode.DesiredState) => {
+  const { heartbeat_interval, armed, relay_on, ...lease } = d;
+  return verify({ heartbeat_interval, armed, relay_on }, lease);
+};
 const OTHER = surfaceRuns(1_000);
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 const T = 'outpost/relaynode/main';
@@ -142,26 +150,38 @@ describe('relay node MQTT subscriptions under fuzzed payloads', () => {
     expect(watch.errors).toEqual([]);
   });
 
-  it('never switches the relay on from a disarmed or expired lease the contract accepts', {
+  it('never switches the relay on from a disarmed, forged or unanswered lease the contract accepts', {
     timeout: 300_000,
   }, async () => {
     const json = z.toJSONSchema(relaynode.DesiredState, { io: 'input' }) as JsonSchema;
     const lease = validValue(json, resolverFor({})).map((v) => v as relaynode.DesiredState);
-    const refusedOn = fc
-      .tuple(lease, fc.boolean(), fc.integer({ min: 1, max: 10 * 86_400_000 }))
-      .map(([d, disarmed, age]) => ({
-        ...d,
-        relay_on: true,
-        ...(disarmed ? { armed: false } : { armed: true, issued_at: NOW - age - 1, expires_at: NOW - age }),
-      }))
-      .filter((d) => relaynode.DesiredState.safeParse(d).success);
     let seq = 0;
+    // Disarmed and signed; armed with a made-up signature (the relay key alone); or armed and signed
+    // but answering a challenge the node never issued (held back or replayed).
+    const refusedOn = fc
+      .tuple(lease, fc.constantFrom('disarmed', 'forged', 'unanswered'))
+      .map(([d, kind]) => {
+        // Always newer than anything before, so only the lease itself can refuse it.
+        const fields = {
+          ...d,
+          seq: 1_000_000 + ++seq,
+          epoch: '1',
+          relay_on: true,
+          armed: kind !== 'disarmed',
+        };
+        if (kind === 'forged') return fields;
+        const { sig: _sig, ...unsigned } = fields;
+        return sign('main', { ...unsigned, challenge: kind === 'unanswered' ? d.challenge : TEST_CHALLENGE });
+      })
+      // Nothing a genuine controller would send: armed, signed and answering the node's challenge.
+      .filter(
+        (d) =>
+          relaynode.DesiredState.safeParse(d).success &&
+          !(d.armed && d.challenge === TEST_CHALLENGE && isSigned(d)),
+      );
     await fc.assert(
       fc.asyncProperty(refusedOn, async (d) => {
-        // Always newer than anything before, so only the lease itself can refuse it.
-        await client.publishAsync(`${T}/desired`, JSON.stringify({ ...d, seq: 1_000_000 + ++seq }), {
-          qos: 1,
-        });
+        await client.publishAsync(`${T}/desired`, JSON.stringify(d), { qos: 1 });
         await barrier();
         expect(node.io.level(node.config.relayPin), JSON.stringify(d)).toBe(0);
         expect((await node.api('GET', '/api/relay/state')).body.relay_on).toBe(false);

@@ -63,6 +63,11 @@ describe('relay node REST API', () => {
     expect(noLease.status).toBe(409);
     expect(noLease.body.detail).toMatch(/no heartbeat/);
     await n.api('POST', '/api/heartbeat', leased({ ...HB, relay_on: false }));
+    // The relay key alone cannot start the generator: ON follows only a lease that asks for it.
+    expect((await n.api('POST', '/api/relay/on')).body.detail).toMatch(/lease asks for the relay OFF/);
+    expect(n.io.level('GPIO16')).toBe(0);
+    await n.api('POST', '/api/heartbeat', leased(HB));
+    await n.api('POST', '/api/relay/off');
     expect((await n.api('POST', '/api/relay/on')).body).toMatchObject({ relay_on: true });
     expect(n.io.level('GPIO16')).toBe(1);
     expect((await n.api('POST', '/api/relay/off')).body).toMatchObject({ relay_on: false });
@@ -88,30 +93,36 @@ describe('relay node REST API', () => {
     expect(disarm.body).toMatchObject({ relay_on: false, armed: false });
   });
 
-  it('a REST heartbeat with an expired lease is not executed; an OFF always is', async () => {
+  it('a REST heartbeat answering no recent challenge, or unsigned, is not executed; an OFF always is', async () => {
     const now = Date.now();
-    const lease = { epoch: 'rest-e', issued_at: now - 60_000, expires_at: now - 30_000 };
-    const r = await n.api('POST', '/api/heartbeat', { ...HB, ...lease, seq: 1 });
-    expect(r.body).toMatchObject({ accepted: false, verdict: 'expired', relay_on: false });
-    expect(n.io.level('GPIO16')).toBe(0);
-    await n.api('POST', '/api/heartbeat', {
-      ...HB,
-      epoch: 'rest-e',
-      seq: 2,
-      issued_at: now,
-      expires_at: now + 30_000,
-    });
-    expect(n.io.level('GPIO16')).toBe(1);
-    const stale = await n.api('POST', '/api/heartbeat', {
-      ...HB,
+    const first = leased(HB, now, { seq: 1, challenge: null });
+    const epoch = first.epoch;
+    const held = await n.api('POST', '/api/heartbeat', first);
+    expect(held.body).toMatchObject({ accepted: false, verdict: 'expired', relay_on: false });
+    const forged = { ...leased(HB, now, { epoch, seq: 2 }), sig: 'A'.repeat(86) };
+    expect((await n.api('POST', '/api/heartbeat', forged)).body).toMatchObject({
+      verdict: 'unsigned',
       relay_on: false,
-      epoch: 'rest-e',
-      seq: 1,
-      issued_at: now,
-      expires_at: now + 30_000,
     });
+    expect(n.io.level('GPIO16')).toBe(0);
+    await n.api('POST', '/api/heartbeat', leased(HB, now, { epoch, seq: 2 }));
+    expect(n.io.level('GPIO16')).toBe(1);
+    const stale = await n.api(
+      'POST',
+      '/api/heartbeat',
+      leased({ ...HB, relay_on: false }, now, { epoch, seq: 1 }),
+    );
     expect(stale.body).toMatchObject({ verdict: 'stale', relay_on: false });
     expect(n.io.level('GPIO16')).toBe(0);
+    const lease = await n.api('GET', '/api/lease');
+    expect(lease.body).toMatchObject({
+      lease_protocol: 2,
+      epoch,
+      applied_seq: 2,
+      refusal: { verdict: 'stale', seq: 1 },
+      controller_key: true,
+    });
+    expect(lease.body.challenge).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
   it('bad input: 400 for broken JSON, 422 naming fields, nothing changes', async () => {
@@ -119,9 +130,10 @@ describe('relay node REST API', () => {
     const missing = await n.api('POST', '/api/heartbeat', { heartbeat_interval: 10, armed: true });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toContain('relay_on');
-    const partial = await n.api('POST', '/api/heartbeat', { ...HB, epoch: 'x' });
+    const partial = await n.api('POST', '/api/heartbeat', { ...HB, epoch: '12' });
     expect(partial.status).toBe(422);
     expect(partial.body.detail).toContain('seq');
+    expect(partial.body.detail).toContain('sig');
     expect(n.io.level('GPIO16')).toBe(0);
   });
 

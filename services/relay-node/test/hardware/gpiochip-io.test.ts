@@ -6,6 +6,7 @@ import { EPO_POLL_MS } from '../../src/domain/epo.js';
 import { chooseIo } from '../../src/hardware/io-factory.js';
 import { BOARD_PRESETS } from '../../src/hardware/pins.js';
 import { RelayDriver } from '../../src/hardware/relay-driver.js';
+import { FixedChallenges, leased } from '../lease-fields.js';
 import { startRelayNode } from '../../src/app.js';
 import { RecordingPower } from '../../src/system/power.js';
 import { testConfig } from '../service-helpers.js';
@@ -105,6 +106,7 @@ describe('the relay node service on the gpiochip plugin', () => {
       power: new RecordingPower(),
       systemBusAddress: 'unix:path=/nonexistent',
       listen: false,
+      challenges: new FixedChallenges(),
       ...(clock ? { clock } : {}),
     });
     close = () => running.close('test');
@@ -113,16 +115,17 @@ describe('the relay node service on the gpiochip plugin', () => {
       return running.app.request('/api/heartbeat', {
         method: 'POST',
         headers: { 'x-api-key': config.apiSecret, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          armed: true,
-          relay_on: true,
-          heartbeat_interval: 10,
-          epoch: 'ctrl-a',
-          seq: 1,
-          issued_at: now,
-          expires_at: now + 30_000,
-          ...over,
-        }),
+        body: JSON.stringify(
+          leased(
+            {
+              armed: (over.armed as boolean | undefined) ?? true,
+              relay_on: (over.relay_on as boolean | undefined) ?? true,
+              heartbeat_interval: 10,
+            },
+            now,
+            { epoch: '1', seq: (over.seq as number | undefined) ?? 1 },
+          ),
+        ),
       });
     };
     return { running, heartbeat };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leased } from '../lease-fields.js';
 import { startTestNode } from '../service-helpers.js';
 
 type Node = Awaited<ReturnType<typeof startTestNode>>;
@@ -24,22 +25,20 @@ describe('relay node /metrics', () => {
 
   it('counts relay commands by lease verdict next to the relay, failsafe and heartbeat gauges', async () => {
     const now = Date.now();
-    const lease = (seq: number, issued: number) => ({
-      epoch: 'm-e',
-      seq,
-      issued_at: issued,
-      expires_at: issued + 30_000,
-    });
-    await n.api('POST', '/api/heartbeat', { ...HB, ...lease(1, now - 60_000) }); // expired
-    await n.api('POST', '/api/heartbeat', { ...HB, ...lease(2, now) }); // fresh: relay ON
-    await n.api('POST', '/api/heartbeat', { ...HB, relay_on: false, ...lease(1, now) }); // stale
-    await n.api('POST', '/api/heartbeat', { ...HB, relay_on: false, ...lease(3, now) }); // fresh: OFF
+    const first = leased(HB, now, { seq: 1, challenge: null });
+    const lease = { epoch: first.epoch };
+    await n.api('POST', '/api/heartbeat', first); // expired: answers no challenge
+    await n.api('POST', '/api/heartbeat', leased(HB, now, { ...lease, seq: 2 })); // fresh: relay ON
+    await n.api('POST', '/api/heartbeat', leased({ ...HB, relay_on: false }, now, { ...lease, seq: 1 })); // stale
+    await n.api('POST', '/api/heartbeat', leased({ ...HB, relay_on: false }, now, { ...lease, seq: 3 })); // fresh: OFF
+    await n.api('POST', '/api/heartbeat', { ...leased(HB, now, { ...lease, seq: 4 }), sig: 'A'.repeat(86) }); // unsigned
 
     const text = await (await fetch(`${n.url}/metrics`)).text();
     expect(text).toMatch(/^# TYPE relaynode_desired_states_total counter$/m);
     expect(sumFor(text, 'fresh')).toBe(2);
     expect(sumFor(text, 'stale')).toBe(1);
     expect(sumFor(text, 'expired')).toBe(1);
+    expect(sumFor(text, 'unsigned')).toBe(1);
     expect(text).toMatch(/^relaynode_relay_on\{[^}]*\} 0$/m);
     expect(text).toMatch(/^relaynode_failsafe_triggered\{[^}]*\} 0$/m);
     expect(text).toMatch(/^# TYPE relaynode_heartbeats_total counter$/m);

@@ -1,5 +1,7 @@
+import { TimerSlot } from '../clock.js';
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
 import { systemEvent } from '../events.js';
+import { raiseAlarm } from '../health-events.js';
 import type { EventDraft, PersistedState } from '../types.js';
 
 export interface RelayReport {
@@ -11,9 +13,31 @@ export interface RelayReport {
   failsafe_triggered?: boolean;
   /** With failsafe_triggered: the run's relay ON never reached the relay node within its lease. */
   lease_undelivered?: boolean;
+  /** With failsafe_triggered: the node never confirmed the run's relay ON within its lease; why. */
+  lease_unconfirmed?: string;
+  /** The node reported the relay ON under a lease of the current run. */
+  relay_confirmed?: boolean;
+  /** While a run's ON is unconfirmed: why (the node's refusal, EPO, not connected, …). */
+  unconfirmed_reason?: string | null;
+  /** The relay node's clock minus the controller's, ms; null until measured. */
+  clock_offset_ms?: number | null;
 }
 
-/** What the relay node reports: its link, its EPO, its relay, and a failsafe that dropped a run. */
+const RELAY_LINK = { who: 'system', from: 'relay-link' };
+
+/** What the clients see of the safety link besides the persisted state. */
+export interface RelayLinkView {
+  relay_confirmed_at: number | null;
+  relay_unconfirmed_reason: string | null;
+  relaynode_clock_offset_seconds: number | null;
+}
+
+/**
+ * What the relay node reports: its link, its EPO, its relay, a failsafe that dropped a run, and
+ * whether it confirmed a run's relay ON. A run it has not confirmed within `relayConfirmMs` raises
+ * `relay_not_confirmed` with the node's reason; the lease then ends the run (comm_loss) unless the
+ * node confirms in time.
+ */
 export class RelayReports implements ControllerModule {
   /**
    * Every restart sees the relay node connect again. People hear about that first connect only when
@@ -23,13 +47,130 @@ export class RelayReports implements ControllerModule {
   private relayOnMismatch = false;
   /** What the relay node last reported its relay to be; null until it has reported. */
   private nodeRelayOn: boolean | null = null;
+  private confirmedAt: number | null = null;
+  private unconfirmedReason: string | null = null;
+  private offsetMs: number | null = null;
+  private readonly confirmDeadline: TimerSlot;
+  private waiters: Array<(confirmed: boolean) => void> = [];
+  /** The clients' view object, rebuilt only when one of its values changes. */
+  private linkView: RelayLinkView = {
+    relay_confirmed_at: null,
+    relay_unconfirmed_reason: null,
+    relaynode_clock_offset_seconds: null,
+  };
 
-  constructor(private readonly core: ModuleHost) {}
+  constructor(private readonly core: ModuleHost) {
+    this.confirmDeadline = new TimerSlot(core.clock, () => this.confirmOverdue());
+  }
 
   start(): void {
     this.core.events.on('bootRead', (previous) => {
       this.quietFirstConnect = previous.slave_connection_status !== 'disconnected';
     });
+    this.core.events.on('runStarted', () => {
+      this.confirmedAt = null;
+      const ms = this.core.deps.config.relayConfirmMs;
+      if (ms !== undefined) this.confirmDeadline.at(this.core.now + ms);
+      this.refreshView();
+    });
+    this.core.events.on('runClosed', () => {
+      this.confirmDeadline.cancel();
+      this.settle(false);
+      this.confirmedAt = null;
+      this.unconfirmedReason = null;
+      this.refreshView();
+    });
+  }
+
+  stop(): void {
+    this.confirmDeadline.cancel();
+    this.settle(false);
+  }
+
+  get view(): RelayLinkView {
+    return this.linkView;
+  }
+
+  /** Resolves true once the relay node confirms the current run's relay ON, false at `ms` or a stop. */
+  waitConfirmed(ms: number): Promise<boolean> {
+    if (this.confirmedAt !== null) return Promise.resolve(true);
+    if (!this.core.state.generator_running || ms <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = this.core.clock.setTimeout(() => done(false), ms);
+      const done = (confirmed: boolean) => {
+        this.core.clock.clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve(confirmed);
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  private settle(confirmed: boolean): void {
+    for (const w of [...this.waiters]) w(confirmed);
+  }
+
+  private refreshView(): void {
+    const offset = this.offsetMs === null ? null : Math.round(this.offsetMs / 100) / 10;
+    const v = this.linkView;
+    const confirmedAt = this.confirmedAt === null ? null : Math.floor(this.confirmedAt / 1000);
+    const reason =
+      this.core.state.generator_running && this.confirmedAt === null ? this.unconfirmedReason : null;
+    if (
+      v.relay_confirmed_at === confirmedAt &&
+      v.relay_unconfirmed_reason === reason &&
+      v.relaynode_clock_offset_seconds === offset
+    )
+      return;
+    this.linkView = {
+      relay_confirmed_at: confirmedAt,
+      relay_unconfirmed_reason: reason,
+      relaynode_clock_offset_seconds: offset,
+    };
+    this.core.afterChange(false);
+  }
+
+  /** Records what the node says of the run's relay ON; inside a serial section. */
+  private async noteConfirmation(report: RelayReport): Promise<void> {
+    const core = this.core;
+    if (report.clock_offset_ms !== undefined) this.offsetMs = report.clock_offset_ms;
+    if (report.unconfirmed_reason !== undefined && report.unconfirmed_reason !== null)
+      this.unconfirmedReason = report.unconfirmed_reason;
+    if (report.relay_confirmed && core.state.generator_running && this.confirmedAt === null) {
+      this.confirmedAt = core.now;
+      this.unconfirmedReason = null;
+      this.confirmDeadline.cancel();
+      this.settle(true);
+      if (core.state.health_alarm === 'relay_not_confirmed') {
+        const next = { ...core.state, health_alarm: null };
+        core.state = next;
+        await core.persist({
+          label: 'alarm:relay_confirmed',
+          state: next,
+          events: () => [],
+          audit: [{ action: 'alarm.relay_not_confirmed.cleared', actor: RELAY_LINK, details: {} }],
+        });
+        core.afterChange(true);
+      }
+    }
+    this.refreshView();
+  }
+
+  private confirmOverdue(): void {
+    const core = this.core;
+    void core.serial
+      .run(async () => {
+        if (!core.state.generator_running || this.confirmedAt !== null) return;
+        const reason = this.unconfirmedReason ?? 'the relay node has not reported the relay ON';
+        await raiseAlarm(core, {
+          alarm: 'relay_not_confirmed',
+          details: reason,
+          extra: { run_id: core.state.current_run_id, reason },
+          lockout: false,
+          actor: RELAY_LINK,
+        });
+      })
+      .catch((err) => core.deps.logger.error({ err }, 'relay confirmation alarm'));
   }
 
   get relayOn(): boolean | null {
@@ -39,6 +180,7 @@ export class RelayReports implements ControllerModule {
   reported(report: RelayReport): Promise<void> {
     const core = this.core;
     return core.serial.run(async () => {
+      await this.noteConfirmation(report);
       const s = core.state;
       const now = core.now;
       const events: EventDraft[] = [];
@@ -131,7 +273,13 @@ export class RelayReports implements ControllerModule {
 
   private async stopForLostLease(report: RelayReport): Promise<void> {
     const core = this.core;
-    if (report.lease_undelivered) {
+    if (report.lease_unconfirmed) {
+      await core.doStop(
+        'comm_loss',
+        { who: 'system', from: 'lease' },
+        `relay ON not confirmed by the relay node within the lease: ${report.lease_unconfirmed}`,
+      );
+    } else if (report.lease_undelivered) {
       await core.doStop(
         'comm_loss',
         { who: 'system', from: 'lease' },

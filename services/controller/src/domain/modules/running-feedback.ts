@@ -1,9 +1,7 @@
 import type { health } from '@outpost/contracts';
 import { TimerSlot } from '../clock.js';
 import type { ControllerModule, ModuleHost } from '../controller-module.js';
-import { systemEvent } from '../events.js';
-import { alarmEvents } from '../health-events.js';
-import type { EventDraft } from '../types.js';
+import { raiseAlarm } from '../health-events.js';
 import { ExternalRuns, FEEDBACK } from './external-runs.js';
 
 const SYSTEM_FEEDBACK = { who: 'system', from: 'running-feedback' };
@@ -206,32 +204,13 @@ export class RunningFeedback implements ControllerModule {
   }
 
   /** Records the alarm (and the lockout the drop policy adds); inside a serial section. */
-  private async raise(
+  private raise(
     alarm: health.HealthAlarm,
     details: string,
     extra: Record<string, unknown>,
     lockout: boolean,
   ): Promise<void> {
-    const core = this.core;
-    const now = core.now;
-    core.deps.logger.warn({ alarm, ...extra }, `${alarm}: ${details}`);
-    const events: EventDraft[] = alarmEvents(alarm, now, details, extra);
-    const next = { ...core.state, health_alarm: alarm, ...(lockout ? { lockout_active: true } : {}) };
-    if (lockout && !core.state.lockout_active) {
-      events.push(
-        systemEvent('lockout_activated', now, 'locked_out', 'acknowledge to allow restarts', {
-          run_id: extra.run_id ?? null,
-        }),
-      );
-    }
-    core.state = next;
-    await core.persist({
-      label: `alarm:${alarm}`,
-      state: next,
-      events: () => events,
-      audit: [{ action: `alarm.${alarm}`, actor: SYSTEM_FEEDBACK, details: { details, ...extra } }],
-    });
-    core.afterChange(true);
+    return raiseAlarm(this.core, { alarm, details, extra, lockout, actor: SYSTEM_FEEDBACK });
   }
 
   /** Work that must follow the caller's serial section (listeners cannot await). */
