@@ -53,7 +53,8 @@ export function makeJoinString(
   const ca = /^(mqtts|wss):/.test(mqttUrl) && existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
   // A plain URL while the site runs TLS would hand the relay key and broker password over in clear,
   // and silently drop the CA: only when asked for.
-  if (tls && !/^(mqtts|wss):/.test(mqttUrl) && !opts.allowPlaintext) {
+  const siteTls = env.MQTT_URL ? /^(mqtts|wss):/.test(env.MQTT_URL) : tls;
+  if (siteTls && !/^(mqtts|wss):/.test(mqttUrl) && !opts.allowPlaintext) {
     throw new JoinError(
       `the site's broker runs TLS but ${mqttUrl} is plain: give an mqtts:// address, or add --allow-plaintext to hand the relay key over without TLS`,
     );

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { generateLeaseKeys } from '@outpost/runtime/lease-keys';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyJoin, makeJoinString } from '../src/join.js';
 import { decodeJoin, encodeJoin, JoinError } from '../src/join-string.js';
-import { resolveSecrets } from '../src/secrets.js';
+import { controllerPublicKey, resolveSecrets } from '../src/secrets.js';
 import { joinScript, launcherScript, root } from './helpers/processes.js';
 
 const dirs: string[] = [];
@@ -25,6 +27,14 @@ const sample = {
   username: 'relaynode',
   password: 'p'.repeat(32),
   key: 'k'.repeat(43),
+  controller_key: generateLeaseKeys().publicKey,
+};
+
+/** A join string's body with `payload`, under a checksum that matches it. */
+const withBody = (payload: unknown) => {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const sum = createHash('sha256').update(body).digest().subarray(0, 8).toString('base64url');
+  return `outpost-join-2.${body}.${sum}`;
 };
 
 describe('join string', () => {
@@ -35,14 +45,34 @@ describe('join string', () => {
   it.each([
     ['something else', /not an Outpost join string/],
     [`${encodeJoin(sample).slice(0, 40)}`, /damaged/],
-    [`outpost-join-1.${Buffer.from('{"site":"main"}').toString('base64url')}`, /damaged: mqtt_url/],
-    [
-      `outpost-join-1.${Buffer.from(JSON.stringify({ ...sample, mqtt_url: 'mqtt://u:p@host:1883' })).toString('base64url')}`,
-      /without credentials/,
-    ],
+    [withBody({ site: 'main' }), /damaged: mqtt_url/],
+    [withBody({ ...sample, mqtt_url: 'mqtt://u:p@host:1883' }), /without credentials/],
+    [withBody({ ...sample, controller_key: undefined }), /damaged: controller_key/],
+    [`outpost-join-1.${Buffer.from(JSON.stringify(sample)).toString('base64url')}`, /earlier version/],
   ])('refuses %s with a clear message', (text, message) => {
     expect(() => decodeJoin(text)).toThrow(JoinError);
     expect(() => decodeJoin(text)).toThrow(message);
+  });
+
+  it('one changed character anywhere in the body is caught by the checksum, before any key is used', () => {
+    const text = encodeJoin(sample);
+    const body = text.slice('outpost-join-2.'.length, text.lastIndexOf('.'));
+    for (const at of [0, Math.floor(body.length / 2), body.length - 1]) {
+      const c = body[at] === 'A' ? 'B' : 'A';
+      const changed = `outpost-join-2.${body.slice(0, at)}${c}${body.slice(at + 1)}${text.slice(text.lastIndexOf('.'))}`;
+      expect(() => decodeJoin(changed)).toThrow(/checksum does not match/);
+    }
+  });
+
+  it('refuses a plain broker URL while the site runs TLS, unless asked', () => {
+    const dir = tempDir();
+    const tls = { HOST: '0.0.0.0', TLS: 'on' };
+    expect(() => makeJoinString(dir, tls, 'mqtt://198.51.100.7:1883')).toThrow(/runs TLS but mqtt:\/\/198/);
+    const forced = decodeJoin(makeJoinString(dir, tls, 'mqtt://198.51.100.7:1883', { allowPlaintext: true }));
+    expect(forced.mqtt_url).toBe('mqtt://198.51.100.7:1883');
+    expect(decodeJoin(makeJoinString(dir, tls, 'mqtts://198.51.100.7:8883')).mqtt_url).toBe(
+      'mqtts://198.51.100.7:8883',
+    );
   });
 
   it('the controller host hands out its relay node key and account; applying it keeps the other secrets', () => {
@@ -56,6 +86,7 @@ describe('join string', () => {
       username: 'relaynode',
       password: secrets.mqtt.relaynode,
       key: secrets.RELAYNODE_API_SECRET,
+      controller_key: controllerPublicKey(secrets),
     });
 
     const node = tempDir();
@@ -66,13 +97,16 @@ describe('join string', () => {
     expect(after.mqtt.relaynode).toBe(secrets.mqtt.relaynode);
     expect(after.mqtt.viewer).toBe(before.mqtt.viewer);
     expect(after.JWT_SECRET).toBe(before.JWT_SECRET);
+    // The relay node trusts the controller's lease key, never its own.
+    expect(after.CONTROLLER_PUBLIC_KEY).toBe(controllerPublicKey(secrets));
+    expect(controllerPublicKey(after)).toBe(controllerPublicKey(secrets));
     expect(after.join).toEqual({ mqtt_url: 'mqtt://broker.lan:1883', site: 'main', prefix: 'outpost' });
   });
 
   it('join-token names the broker given with --mqtt-url and warns about none', () => {
     const dir = tempDir();
     const res = spawnSync(process.execPath, [joinScript, 'token', '--mqtt-url', 'mqtt://198.51.100.7:1884'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dir, RELAYNODE_ID: 'shed' },
+      env: { PATH: process.env.PATH, DATA_DIR: dir, RELAYNODE_ID: 'shed', TLS: 'off' },
       encoding: 'utf8',
     });
     expect(res.status, res.stderr).toBe(0);
@@ -80,12 +114,18 @@ describe('join string', () => {
     expect(decodeJoin(res.stdout)).toMatchObject({ mqtt_url: 'mqtt://198.51.100.7:1884', site: 'shed' });
   });
 
-  it('the launcher refuses a damaged join string, and other services on a joined host, in one line', () => {
+  it('the launcher refuses a damaged join string, and other services on a joined host, in one line', {
+    timeout: 30_000,
+  }, () => {
     const dir = tempDir();
-    const bad = spawnSync(process.execPath, [launcherScript, 'relay-node', '--join', 'outpost-join-1.AAAA'], {
-      env: { PATH: process.env.PATH, DATA_DIR: dir },
-      encoding: 'utf8',
-    });
+    const bad = spawnSync(
+      process.execPath,
+      [launcherScript, 'relay-node', '--join', 'outpost-join-2.AAAA.AAAAAAAAAAA'],
+      {
+        env: { PATH: process.env.PATH, DATA_DIR: dir },
+        encoding: 'utf8',
+      },
+    );
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^outpost: the join string is damaged/);
@@ -99,7 +139,9 @@ describe('join string', () => {
     expect(other.stderr).toMatch(/pairs this host with site "main": only relay-node runs here/);
   });
 
-  it('write-env.mjs gives a joined relay node the controller broker, its site and the shared key', () => {
+  it('write-env.mjs gives a joined relay node the controller broker, its site and the shared key', {
+    timeout: 30_000,
+  }, () => {
     const dir = tempDir();
     applyJoin(join(dir, 'data'), encodeJoin({ ...sample, site: 'shed' }));
     const res = spawnSync(
@@ -113,5 +155,6 @@ describe('join string', () => {
     expect(env).toContain('RELAYNODE_ID=shed\n');
     expect(env).toContain(`RELAYNODE_API_SECRET=${sample.key}\n`);
     expect(env).toContain(`MQTT_PASSWORD=${sample.password}\n`);
+    expect(env).toContain(`CONTROLLER_PUBLIC_KEY=${sample.controller_key}\n`);
   });
 });

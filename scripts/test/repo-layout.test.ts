@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 // The repository as a new reader meets it: the README's layout table, each service's opening, file sizes.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+  .split('\n')
+  .filter(Boolean);
 const MAX_LINES = 400;
 
 /** Folders a reader should find in the table: every top-level folder, and each service and library. */

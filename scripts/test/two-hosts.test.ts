@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,17 +5,8 @@ import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureSecrets } from '../src/secrets.js';
 import { haveMosquitto, type Mosquitto, startMosquitto } from './helpers/mosquitto.js';
-import {
-  freePort,
-  joinScript,
-  type Launched,
-  launch,
-  portOpen,
-  signalGroup,
-  until,
-  freePorts,
-  portEnv,
-} from './helpers/processes.js';
+import { adminToken, api, controllerHost } from './helpers/sites.js';
+import { freePort, type Launched, launch, portOpen, signalGroup, until } from './helpers/processes.js';
 
 /**
  * A site as it is built: the controller on one host, the relay node on a Pi in the generator shed.
@@ -26,7 +16,6 @@ import {
 const CI = process.env.CI === 'true';
 if (CI && !haveMosquitto) throw new Error('mosquitto and mosquitto_passwd are required under CI=true');
 
-const ADMIN_PASSWORD = 'correct-horse-battery';
 const FAILSAFE_SECONDS = 4;
 
 const dirs: string[] = [];
@@ -40,35 +29,6 @@ afterAll(async () => {
     rmSync(d, { recursive: true, force: true });
   }
 }, 30_000);
-
-async function controllerHost(dataDir: string, mqttUrl?: string) {
-  const ports = await freePorts('CONTROLLER_PORT', 'NOTIFIER_PORT', 'MQTT_PORT', 'MQTT_WS_PORT');
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    ADMIN_PASSWORD,
-    HEARTBEAT_INTERVAL_SECONDS: '1',
-    START_TIMEOUT_SECONDS: '150',
-    ...(mqttUrl ? { MQTT_URL: mqttUrl } : {}),
-    ...portEnv(ports),
-  };
-  const run = launch(env, ['controller', 'notifier']);
-  running.push(run);
-  await run.ready;
-  const token = spawnSync(process.execPath, [joinScript, 'token'], {
-    env: { PATH: process.env.PATH, ...env },
-    encoding: 'utf8',
-  });
-  expect(token.status, token.stderr).toBe(0);
-  return { run, ports, join: token.stdout.trim(), joinStderr: token.stderr };
-}
-
-async function api(base: string, path: string, init: RequestInit & { token?: string } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(`${base}${path}`, { ...init, headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
 
 describe.skipIf(!haveMosquitto && !CI).each(['embedded broker', 'Mosquitto'])(
   'two hosts on loopback, %s',
@@ -87,8 +47,8 @@ describe.skipIf(!haveMosquitto && !CI).each(['embedded broker', 'Mosquitto'])(
         brokers.push(broker);
         mqttUrl = broker.url;
       }
-      const a = await controllerHost(hostA, mqttUrl);
-      expect(a.join).toMatch(/^outpost-join-1\.[A-Za-z0-9_-]+$/);
+      const a = await controllerHost(hostA, running, mqttUrl ? { mqttUrl } : {});
+      expect(a.join).toMatch(/^outpost-join-2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{11}$/);
       // Loopback is all this test has; the command says a real second host could not use it.
       expect(a.joinStderr).toMatch(/only this host reaches; give the address the relay node uses/);
       const secretsA = JSON.parse(readFileSync(join(hostA, 'secrets.json'), 'utf8'));
@@ -122,12 +82,7 @@ describe.skipIf(!haveMosquitto && !CI).each(['embedded broker', 'Mosquitto'])(
         return ((await res.json()) as { relay_on: boolean }).relay_on;
       };
 
-      const login = await api(controller, '/api/auth/login', {
-        method: 'POST',
-        body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-      });
-      expect(login.status).toBe(200);
-      const token = login.body.access_token as string;
+      const token = await adminToken(controller);
       await until(
         'the controller to see the relay node on the other host',
         async () => (await api(controller, '/api/generator/state', { token })).body.slave_connected === true,

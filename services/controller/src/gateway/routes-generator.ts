@@ -70,8 +70,9 @@ export function generatorRoutes(svc: ControllerService) {
       );
       // With a relay node link the answer waits briefly for the node's own report of the relay ON;
       // without one (a harness relay) the broker taking the command is all there is to say.
+      // A start whose ON left by a deferred route (broker down) cannot be confirmed in a moment.
       const confirmed = svc.config.relayConfirms
-        ? await ctl.waitRelayConfirmed(svc.config.startConfirmWaitMs ?? 0)
+        ? out.relay === 'broker' && (await ctl.waitRelayConfirmed(svc.config.startConfirmWaitMs ?? 0))
         : out.relay === 'broker';
       return c.json(
         {

@@ -91,14 +91,17 @@ export class RelayReports implements ControllerModule {
     return this.linkView;
   }
 
-  /** Resolves true once the relay node confirms the current run's relay ON, false at `ms` or a stop. */
+  /**
+   * Resolves true once the relay node confirms the current run's relay ON, false after `ms` or a stop.
+   * Real time, not the domain clock: it only bounds how long an HTTP answer waits, and decides nothing.
+   */
   waitConfirmed(ms: number): Promise<boolean> {
     if (this.confirmedAt !== null) return Promise.resolve(true);
     if (!this.core.state.generator_running || ms <= 0) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = this.core.clock.setTimeout(() => done(false), ms);
+      const timer = setTimeout(() => done(false), ms);
       const done = (confirmed: boolean) => {
-        this.core.clock.clearTimeout(timer);
+        clearTimeout(timer);
         this.waiters = this.waiters.filter((w) => w !== done);
         resolve(confirmed);
       };
@@ -274,6 +277,17 @@ export class RelayReports implements ControllerModule {
   private async stopForLostLease(report: RelayReport): Promise<void> {
     const core = this.core;
     if (report.lease_unconfirmed) {
+      // With a short interval the lease ends before the alarm's deadline: raise it now.
+      if (this.confirmedAt === null && core.state.health_alarm !== 'relay_not_confirmed') {
+        this.confirmDeadline.cancel();
+        await raiseAlarm(core, {
+          alarm: 'relay_not_confirmed',
+          details: report.lease_unconfirmed,
+          extra: { run_id: core.state.current_run_id, reason: report.lease_unconfirmed },
+          lockout: false,
+          actor: RELAY_LINK,
+        });
+      }
       await core.doStop(
         'comm_loss',
         { who: 'system', from: 'lease' },
