@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RELOCATED_CLUSTERS } from '../src/embedded-db.js';
-import { freePorts, launch, portEnv, signalGroup } from './helpers/processes.js';
+import { freePorts, launch, portEnv, root, signalGroup } from './helpers/processes.js';
 import { scratchStacks } from './helpers/scratch.js';
 
 /**
@@ -17,7 +18,7 @@ if (!asRoot)
   console.log('root-install: skipped, the tests do not run as root (npm start as root is what it checks)');
 
 describe.skipIf(!asRoot)('npm start as root with DATA_DIR under a 0700 folder', () => {
-  it('starts the embedded PostgreSQL, keeps the data across a restart and leaves the folder closed', {
+  it('starts the embedded PostgreSQL, keeps the data across a restart, leaves the folder closed, and backs the cluster up', {
     timeout: 180_000,
   }, async () => {
     const closed = mkdtempSync(join(tmpdir(), 'outpost-root-home-'));
@@ -48,6 +49,14 @@ describe.skipIf(!asRoot)('npm start as root with DATA_DIR under a 0700 folder', 
       }
       expect(statSync(closed).mode & 0o777).toBe(0o700);
       expect(statSync(join(relocated, 'PG_VERSION')).isFile()).toBe(true);
+      // `npm run backup` with the stack stopped copies the cluster itself, not the link to it.
+      const archive = join(closed, 'backup.tar.gz');
+      execFileSync(process.execPath, [join(root, 'scripts/dist/backup.js'), '--out', archive], {
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+        stdio: 'ignore',
+      });
+      const entries = execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n');
+      expect(entries).toContain('data/postgres/PG_VERSION');
     } finally {
       if (relocated) rmSync(dirname(relocated), { recursive: true, force: true });
     }
