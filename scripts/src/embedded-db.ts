@@ -147,8 +147,17 @@ function clusterLocation(dataDir: string, owner: Owner | null): string {
   } catch {
     // not there yet
   }
-  if (link) return resolve(dataDir, readlinkSync(inData));
   if (!owner) return inData;
+  if (link) {
+    // Root chowns the cluster it runs on: only a link into its own folder is followed, never one that
+    // someone who can write DATA_DIR put there (to /etc, say).
+    const target = resolve(dataDir, readlinkSync(inData));
+    if (!target.startsWith(`${RELOCATED_CLUSTERS}/`))
+      throw new DatabaseError(
+        `DATA_DIR/postgres (${inData}) is a link to ${target}, outside ${RELOCATED_CLUSTERS}: remove the link, or start as an ordinary user`,
+      );
+    return target;
+  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
   chmodSync(dataDir, (statSync(dataDir).mode & 0o7777) | 0o711);
