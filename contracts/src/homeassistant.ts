@@ -61,7 +61,8 @@ export const Sensor = z
     value_template: z.string().optional(),
     device_class: z.enum(['duration', 'volume', 'distance', 'speed', 'enum']).optional(),
     unit_of_measurement: z.string().optional(),
-    state_class: z.enum(['measurement', 'total', 'total_increasing']).optional(),
+    // measurement_angle (HA 2025.2 on): an angle in degrees, averaged on the circle.
+    state_class: z.enum(['measurement', 'measurement_angle', 'total', 'total_increasing']).optional(),
     suggested_display_precision: z.number().int().nonnegative().optional(),
     options: z.array(z.string()).optional(),
     expire_after: z.number().optional(),
@@ -77,6 +78,10 @@ export const Sensor = z
       s.device_class === 'enum' ||
       (SENSOR_UNITS[s.device_class] ?? []).includes(s.unit_of_measurement ?? ''),
     'unit_of_measurement must be one HA allows for the device_class',
+  )
+  .refine(
+    (s) => s.state_class !== 'measurement_angle' || s.unit_of_measurement === '°',
+    'state_class measurement_angle goes with unit_of_measurement °',
   );
 
 export const Switch = z.strictObject({

@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -59,9 +60,14 @@ export class BackupError extends Error {
  */
 export function pgliteDirs(dataDir: string): string[] {
   if (!existsSync(dataDir)) return [];
-  return readdirSync(dataDir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(dataDir, e.name, 'PG_VERSION')))
-    .map((e) => e.name);
+  return (
+    readdirSync(dataDir, { withFileTypes: true })
+      // A link counts too: under root the cluster may be kept outside DATA_DIR (embedded-db.ts).
+      .filter(
+        (e) => (e.isDirectory() || e.isSymbolicLink()) && existsSync(join(dataDir, e.name, 'PG_VERSION')),
+      )
+      .map((e) => e.name)
+  );
 }
 
 /**
@@ -70,7 +76,11 @@ export function pgliteDirs(dataDir: string): string[] {
  */
 export function processesHolding(dir: string): number[] {
   if (!existsSync('/proc')) return [];
-  const root = resolve(dir) + sep;
+  let real = resolve(dir);
+  try {
+    real = realpathSync(real); // the fds name the real path, not a link to it
+  } catch {}
+  const root = real + sep;
   const holders: number[] = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     let fds: string[];
@@ -223,6 +233,8 @@ export async function backup(opts: BackupOptions): Promise<{ file: string; manif
       cpSync(join(dataDir, name), join(staging, 'data', name), {
         recursive: true,
         preserveTimestamps: true,
+        // The cluster's link is backed up as the cluster itself.
+        dereference: true,
         filter: (src) => !src.endsWith(`${sep}${PID_FILE}`),
       });
     }

@@ -6,15 +6,20 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  lstatSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Child } from './children.js';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +36,11 @@ import type { Secrets } from './secrets.js';
  */
 export const DATABASE_NAME = 'outpost';
 export const CLUSTER_DIR = 'postgres';
+/**
+ * Under root, where the cluster lives when PostgreSQL's user cannot enter DATA_DIR (a clone in /root,
+ * mode 0700, with the default ./data): one folder per DATA_DIR, and DATA_DIR/postgres links to it.
+ */
+export const RELOCATED_CLUSTERS = '/var/lib/outpost-postgres';
 
 export class DatabaseError extends Error {
   override name = 'DatabaseError';
@@ -55,8 +65,14 @@ async function binaries(): Promise<Binaries> {
   }
 }
 
+interface Owner {
+  uid: number;
+  gid: number;
+  name: string;
+}
+
 /** PostgreSQL refuses to run as root: under root it runs as the `outpost` or `postgres` system user. */
-function runAs(): { uid: number; gid: number; name: string } | null {
+function runAs(): Owner | null {
   if (process.getuid?.() !== 0) return null;
   for (const name of ['outpost', 'postgres']) {
     try {
@@ -104,6 +120,74 @@ function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Bina
   }
   const at = (path: string) => join(copy, relative(native, path));
   return { postgres: at(bin.postgres), initdb: at(bin.initdb) };
+}
+
+/** Whether `owner` may enter `dir`: every folder above it must let them through. */
+function canEnter(dir: string, owner: Owner): boolean {
+  try {
+    // With uid/gid set, the child also drops root's supplementary groups: the check is the server's own.
+    execFileSync('test', ['-x', dir], { stdio: 'ignore', uid: owner.uid, gid: owner.gid });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The cluster directory the server runs on. Normally DATA_DIR/postgres. Under root, when PostgreSQL's
+ * user cannot enter DATA_DIR (a folder above it is closed to other users), the cluster is kept in
+ * RELOCATED_CLUSTERS/<hash of DATA_DIR> and DATA_DIR/postgres becomes a link to it; a cluster already
+ * in DATA_DIR (restored from a backup) is moved there first. A link made earlier is followed.
+ */
+function clusterLocation(dataDir: string, owner: Owner | null): string {
+  const inData = join(dataDir, CLUSTER_DIR);
+  let link = false;
+  try {
+    link = lstatSync(inData).isSymbolicLink();
+  } catch {
+    // not there yet
+  }
+  if (!owner) return inData;
+  if (link) {
+    // Root chowns the cluster it runs on: only a link into its own folder is followed, never one that
+    // someone who can write DATA_DIR put there (to /etc, say).
+    const target = resolve(dataDir, readlinkSync(inData));
+    if (!target.startsWith(`${RELOCATED_CLUSTERS}/`))
+      throw new DatabaseError(
+        `DATA_DIR/postgres (${inData}) is a link to ${target}, outside ${RELOCATED_CLUSTERS}: remove the link, or start as an ordinary user`,
+      );
+    return target;
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
+  chmodSync(dataDir, (statSync(dataDir).mode & 0o7777) | 0o711);
+  if (canEnter(dataDir, owner)) return inData;
+  const home = join(
+    RELOCATED_CLUSTERS,
+    createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16),
+  );
+  const target = join(home, CLUSTER_DIR);
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o711 });
+    chmodSync(RELOCATED_CLUSTERS, 0o755);
+    if (!canEnter(home, owner)) throw new Error(`${owner.name} cannot enter it either`);
+    if (existsSync(inData)) {
+      rmSync(target, { recursive: true, force: true });
+      try {
+        renameSync(inData, target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        cpSync(inData, target, { recursive: true, preserveTimestamps: true });
+        rmSync(inData, { recursive: true, force: true });
+      }
+    }
+    symlinkSync(target, inData);
+  } catch (err) {
+    throw new DatabaseError(
+      `DATA_DIR (${dataDir}) is in a folder PostgreSQL's user ${owner.name} cannot enter, and ${home} could not hold the cluster (${(err as Error).message}): set DATA_DIR to a folder other users may enter (e.g. /var/lib/outpost), or set DATABASE_URL`,
+    );
+  }
+  return target;
 }
 
 /** A server left running by a launcher that was killed outright: stopped before a new one starts. */
@@ -158,11 +242,12 @@ const SMALL_SERVER = {
   password_encryption: 'scram-sha-256',
 };
 
-function initCluster(bin: Binaries, dir: string, password: string, owner: ReturnType<typeof runAs>): void {
+function initCluster(bin: Binaries, dir: string, password: string, owner: Owner | null): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (owner) chownSync(dir, owner.uid, owner.gid);
-  // Beside the cluster, not in it: initdb wants an empty directory.
-  const pwfile = join(dir, '..', '.initdb-password');
+  // Beside the cluster, not in it: initdb wants an empty directory. `dir` is the real path, so the
+  // file sits where the server's user already reaches.
+  const pwfile = join(dirname(dir), '.initdb-password');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (owner) chownSync(pwfile, owner.uid, owner.gid);
   try {
@@ -221,19 +306,19 @@ interface RunningServer {
  */
 async function startServer(opts: {
   clusterDir: string;
-  /** The directory holding clusterDir: reachable by PostgreSQL's own user when we are root. */
-  parentDir: string;
   password: string;
+  owner: Owner | null;
   port: number;
   deadline: number;
   log: (line: string) => void;
   ready: () => Promise<void>;
 }): Promise<RunningServer> {
-  const owner = runAs();
+  const owner = opts.owner;
   const bin = reachableBinaries(await binaries(), owner);
   if (owner) {
-    // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
-    chmodSync(opts.parentDir, (statSync(opts.parentDir).mode & 0o7777) | 0o711);
+    // Let that user reach the cluster's folder (already so when it was relocated).
+    const parentDir = dirname(opts.clusterDir);
+    chmodSync(parentDir, (statSync(parentDir).mode & 0o7777) | 0o711);
   }
   if (!existsSync(join(opts.clusterDir, 'PG_VERSION'))) {
     initCluster(bin, opts.clusterDir, opts.password, owner);
@@ -283,9 +368,10 @@ export async function startEmbeddedDatabase(opts: {
   if (!creds) throw new DatabaseError('secrets.json has no PostgreSQL password');
   if (await stopOrphanServer(opts.dataDir))
     opts.log('stopped a PostgreSQL left running by an earlier launcher');
+  const owner = runAs();
   const { proc, exited } = await startServer({
-    clusterDir: join(opts.dataDir, CLUSTER_DIR),
-    parentDir: opts.dataDir,
+    clusterDir: clusterLocation(opts.dataDir, owner),
+    owner,
     password: creds.password,
     port: opts.port,
     deadline: opts.deadline,
@@ -324,7 +410,7 @@ export async function startThrowawayServer(
   const deadline = Date.now() + 60_000;
   const { proc, exited } = await startServer({
     clusterDir: join(parentDir, CLUSTER_DIR),
-    parentDir,
+    owner: runAs(),
     password,
     port,
     deadline,

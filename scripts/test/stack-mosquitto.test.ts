@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,6 +44,13 @@ const builtAll =
   SERVICES.every((s) => existsSync(mainFile(root, s.name)));
 if (CI && !haveMosquitto) throw new Error('mosquitto and mosquitto_passwd are required under CI=true');
 if (CI && !builtAll) throw new Error('the launcher and every service must be built under CI=true');
+/** Prometheus's own linter (Debian's `prometheus` package); the test-peer step installs it. */
+const havePromtool = spawnSync('sh', ['-c', 'command -v promtool']).status === 0;
+if (CI && !havePromtool) throw new Error('promtool is required under CI=true (apt-get install prometheus)');
+if (!havePromtool)
+  console.log(
+    'stack-mosquitto: promtool not found, `promtool check metrics` not run (apt-get install prometheus)',
+  );
 
 const PORT_ENV: Record<string, string> = {
   controller: 'CONTROLLER_PORT',
@@ -395,4 +402,24 @@ describe.skipIf(!haveMosquitto || !builtAll)('the stack on Mosquitto configured 
       );
     }
   });
+
+  it.skipIf(!havePromtool)(
+    '/metrics of every service passes `promtool check metrics` (names, units, help)',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      for (const s of SERVICES) {
+        const headers = s.name === 'dashboard' ? await credentials(s.name) : {};
+        const res = await fetch(`${url(s.name)}/metrics`, { headers });
+        expect(res.status, s.name).toBe(200);
+        const lint = spawnSync('promtool', ['check', 'metrics'], {
+          input: await res.text(),
+          encoding: 'utf8',
+        });
+        expect(`${lint.stdout}${lint.stderr}`.trim(), `${s.name}: promtool check metrics`).toBe('');
+        expect(lint.status, s.name).toBe(0);
+      }
+    },
+  );
 });

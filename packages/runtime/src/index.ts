@@ -28,7 +28,9 @@ export {
   checkOutboundUrl,
   type OutboundPolicy,
   outboundPolicy,
+  policyRefusal,
   refusedAddress,
+  urlPolicyRefusal,
 } from './outbound.js';
 export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';

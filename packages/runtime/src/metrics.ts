@@ -11,6 +11,15 @@ export function createMetrics(service: string): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  // prom-client also exports these three gauges with a `_total` suffix, which Prometheus keeps for
+  // counters (`promtool check metrics` refuses them); their per-type series without it stay, and
+  // `sum(nodejs_active_handles)` gives the same figure.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    registry.removeSingleMetric(name);
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',

@@ -39,6 +39,18 @@ export function outboundPolicy(list?: string): OutboundPolicy {
   return { allowed };
 }
 
+/** ipaddr.js's range names, as a user reads them. */
+const RANGE_NAMES: Record<string, string> = {
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  ipv4Mapped: 'IPv4-mapped',
+  rfc6145: 'IPv4-translated',
+  rfc6052: 'NAT64',
+  '6to4': '6to4',
+  teredo: 'Teredo',
+};
+
 /** Why `address` may not be reached, in a few words, or null when it may. */
 export function refusedAddress(address: string, policy: OutboundPolicy): string | null {
   let addr: Addr;
@@ -52,29 +64,54 @@ export function refusedAddress(address: string, policy: OutboundPolicy): string 
   if (range === 'unicast') return null;
   if (policy.allowed.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits)))
     return null;
-  return `${range} address`;
+  return `${RANGE_NAMES[range] ?? range} address`;
+}
+
+async function addressesOf(host: string): Promise<string[] | null> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(bare)) return [bare];
+  try {
+    return (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Resolves `host` and checks every address it has. Null when all may be reached; else a short reason
- * without the host, fit to show a user ("loopback address not allowed").
+ * The policy's refusal of `host`, naming the address and the variable that opens it
+ * ("loopback address 127.0.0.1 not allowed (OUTBOUND_ALLOWED_NETWORKS)"), or null. A host that does not
+ * resolve now is not refused here: a receiver may be offline while it is configured.
  */
-export async function checkOutboundHost(host: string, policy: OutboundPolicy): Promise<string | null> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (ipaddr.isValid(bare)) addresses = [bare];
-  else {
-    try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return 'host not found';
-    }
-  }
+export async function policyRefusal(host: string, policy: OutboundPolicy): Promise<string | null> {
+  return firstRefused((await addressesOf(host)) ?? [], policy);
+}
+
+function firstRefused(addresses: string[], policy: OutboundPolicy): string | null {
   for (const a of addresses) {
     const why = refusedAddress(a, policy);
-    if (why) return `${why} not allowed (OUTBOUND_ALLOWED_NETWORKS)`;
+    if (why) return `${why} ${ipaddr.process(a).toString()} not allowed (OUTBOUND_ALLOWED_NETWORKS)`;
   }
   return null;
+}
+
+/** The same for a URL's host; null for what is not a URL (schemas say so). */
+export function urlPolicyRefusal(url: string, policy: OutboundPolicy): Promise<string | null> {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return Promise.resolve(null);
+  }
+  return policyRefusal(host, policy);
+}
+
+/**
+ * Resolves `host` and checks every address it has, before a connection. Null when all may be reached;
+ * else a short reason fit to show a user: "host not found", or the policy's refusal naming the address.
+ */
+export async function checkOutboundHost(host: string, policy: OutboundPolicy): Promise<string | null> {
+  const addresses = await addressesOf(host);
+  return addresses === null ? 'host not found' : firstRefused(addresses, policy);
 }
 
 /** The same for a URL's host. */

@@ -1,4 +1,4 @@
-import { checkOutboundUrl, outboundPolicy } from '@outpost/runtime';
+import { checkOutboundUrl, outboundPolicy, urlPolicyRefusal } from '@outpost/runtime';
 import { AuthService } from './auth/auth-service.js';
 import { AuditLog } from './db/audit-log.js';
 import { AuthStore } from './db/auth-store.js';
@@ -177,6 +177,8 @@ export async function createControllerService(opts: ServiceOptions) {
     dispatcher,
     /** Why a webhook URL may not be reached (outbound policy), or null. */
     outbound,
+    /** The policy's refusal of a webhook URL, naming the address, or null: asked when one is set. */
+    outboundRefusal: (url: string) => urlPolicyRefusal(url, policy),
     inputs,
     mockGpio: opts.gpio.mode === 'mock' ? (opts.gpio as MockGpio) : null,
     onStateChanged(fn: () => void) {

@@ -4,6 +4,7 @@ import {
   metricsAuthFromEnv,
   type OutpostMqtt,
   outboundPolicy,
+  policyRefusal,
   type RunningServer,
   serveApp,
 } from '@outpost/runtime';
@@ -14,7 +15,7 @@ import { subscribeControllerEvents } from './bus/events.js';
 import { type NotifierConfig, retryDelaysMs } from './config.js';
 import { type NotifierDatabase, openDatabase } from './db/client.js';
 import { DrizzleNotifierRepo } from './db/repo.js';
-import { createDeliver } from './delivery/deliver.js';
+import { createDeliver, createTargetCheck } from './delivery/deliver.js';
 import { Dispatcher } from './domain/dispatcher.js';
 import { NotifierService } from './domain/service.js';
 import { createGateway } from './gateway/app.js';
@@ -48,18 +49,20 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
   const database = await openDatabase(config.DATABASE_URL);
   const repo = new DrizzleNotifierRepo(database.db);
   const outbound = outboundPolicy(config.OUTBOUND_ALLOWED_NETWORKS);
+  const baseUrls = o.baseUrls ?? {
+    telegram: config.NOTIFIER_TELEGRAM_BASE_URL,
+    discord: config.NOTIFIER_DISCORD_BASE_URL,
+    slack: config.NOTIFIER_SLACK_BASE_URL,
+    pushover: config.NOTIFIER_PUSHOVER_BASE_URL,
+    ntfy: config.NOTIFIER_NTFY_BASE_URL,
+  };
   const deliver = createDeliver({
     timeoutMs: config.NOTIFIER_SEND_TIMEOUT_SECONDS * 1000,
     outbound: (host) => checkOutboundHost(host, outbound),
     fetch: o.fetch,
-    baseUrls: o.baseUrls ?? {
-      telegram: config.NOTIFIER_TELEGRAM_BASE_URL,
-      discord: config.NOTIFIER_DISCORD_BASE_URL,
-      slack: config.NOTIFIER_SLACK_BASE_URL,
-      pushover: config.NOTIFIER_PUSHOVER_BASE_URL,
-      ntfy: config.NOTIFIER_NTFY_BASE_URL,
-    },
+    baseUrls,
   });
+  const targetRefusal = createTargetCheck({ baseUrls, refusal: (host) => policyRefusal(host, outbound) });
   const dispatcher = new Dispatcher({
     repo,
     deliver,
@@ -67,7 +70,7 @@ export async function startNotifier(o: StartOptions): Promise<RunningNotifier> {
     logger: logger.child({ component: 'dispatcher' }),
     retryDelaysMs: retryDelaysMs(config),
   });
-  const service = new NotifierService(repo, dispatcher, clock);
+  const service = new NotifierService(repo, dispatcher, clock, targetRefusal);
 
   // Persistent session with a stable client id: events published while we are down are queued by
   // the broker and replayed on reconnect. The handler is registered before the first CONNACK. The id

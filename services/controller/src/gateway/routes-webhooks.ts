@@ -63,8 +63,17 @@ export const webhookTestRoute = (path: string) =>
     path,
     tags,
     summary: 'Sends a signed webhook.test event to every enabled webhook now',
-    responses: { 200: json(WebhookTestResult), ...errorResponses([401, 409]) },
+    responses: { 200: json(WebhookTestResult), ...errorResponses([401, 409, 422]) },
   });
+
+/**
+ * A URL the outbound policy refuses is refused when it is set or tested, with a 422 naming the
+ * address and OUTBOUND_ALLOWED_NETWORKS, rather than stored and then never delivered.
+ */
+async function assertReachable(svc: ControllerService, url: string, field = 'url'): Promise<void> {
+  const why = await svc.outboundRefusal(url);
+  if (why) throw new HttpError(422, `${field}: ${why}`);
+}
 
 /** One signed webhook.test to each enabled webhook, the outcome of each, and an audit entry. */
 export async function sendWebhookTest(
@@ -75,6 +84,7 @@ export async function sendWebhookTest(
   const hooks = await svc.outbox.enabledWebhooks();
   if (hooks.length === 0)
     throw new HttpError(409, 'No enabled webhook to test; create one with POST /api/webhooks');
+  for (const h of hooks) await assertReachable(svc, h.url, `webhook ${h.id} (${h.url})`);
   const timestamp = Math.floor(svc.clock.now() / 1000);
   const results = await Promise.all(
     hooks.map(async (h) => {
@@ -88,7 +98,7 @@ export async function sendWebhookTest(
         },
         { outbound: svc.outbound },
       );
-      return { webhook_id: h.id, url: h.url, ...res };
+      return { webhook_id: h.id, url: h.url, ok: res.ok, status: res.status, error: res.error };
     }),
   );
   await svc.audit.write({
@@ -136,6 +146,7 @@ export function webhookRoutes(svc: ControllerService) {
     }),
     async (c) => {
       const input = c.req.valid('json');
+      await assertReachable(svc, input.url);
       const generated = input.secret === undefined;
       const row = await svc.outbox.createWebhook(
         {
@@ -160,6 +171,11 @@ export function webhookRoutes(svc: ControllerService) {
   r.openapi(item.put, async (c) => {
     const { id } = c.req.valid('param');
     const patch = c.req.valid('json');
+    if (patch.url !== undefined) await assertReachable(svc, patch.url);
+    else if (patch.enabled === true) {
+      const stored = await svc.outbox.getWebhook(id);
+      if (stored) await assertReachable(svc, stored.url);
+    }
     const row = await svc.outbox.updateWebhook(id, patch, svc.clock.now());
     if (!row) throw new HttpError(404, 'Webhook not found');
     await audit(c, 'webhook.update', {

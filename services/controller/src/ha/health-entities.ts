@@ -3,8 +3,7 @@ import { onOff } from './command-entities.js';
 type Cmps = Record<string, Record<string, unknown>>;
 
 /**
- * Generator health in Home Assistant: the engine-hour meter (a total_increasing sensor HA's energy
- * and statistics pages accept), the running feedback, one problem sensor per alarm so an automation
+ * Generator health in Home Assistant: the engine-hour meter, the running feedback, one problem sensor per alarm so an automation
  * can trigger on exactly the alarm it cares about, and a button that marks every due service done.
  */
 export function healthEntities(o: {
@@ -31,7 +30,10 @@ export function healthEntities(o: {
       unique_id: `${o.uid}_engine_hours`,
       device_class: 'duration',
       unit_of_measurement: 'h',
-      state_class: 'total_increasing',
+      // `total`, not `total_increasing`: the meter may be set lower (PUT /api/health/hour-meter, to match
+      // the generator's own), which total_increasing would read as a meter reset and count the whole
+      // reading again in HA's long-term statistics; with `total` HA counts the change as it is.
+      state_class: 'total',
       suggested_display_precision: 1,
       // The stats topic is republished while the engine runs; the state topic only on changes.
       state_topic: o.statsTopic,

@@ -56,12 +56,13 @@ export function createControllerMetrics() {
         () => view().slave_physical_safety_engaged,
       );
       // A gauge, not a counter: the meter is set to match the generator's own and may go down then.
+      // In seconds, Prometheus's base unit; the hours are in the HA stats and the API.
       new Gauge({
-        name: 'controller_engine_hours',
-        help: 'Engine-hour meter (running feedback, or relay-ON time without it)',
+        name: 'controller_engine_run_seconds',
+        help: 'Engine-hour meter in seconds (running feedback, or relay-ON time without it)',
         registers,
         collect() {
-          this.set(Math.round(svc.controller.engineHours * 1000) / 1000);
+          this.set(Math.round(svc.controller.engineHours * 3_600_000) / 1000);
         },
       });
       flag(

@@ -234,9 +234,11 @@ export class OutboxDispatcher {
         });
         continue;
       }
-      const delay = retryDelayMs(attempts);
+      // A refused address stays refused until OUTBOUND_ALLOWED_NETWORKS changes (a restart): not retried,
+      // and the history says why.
+      const delay = result.refused ? null : retryDelayMs(attempts);
       await this.opts.store.recordAttempt(delivery.id, {
-        status: delay === null ? 'failed' : 'pending',
+        status: result.refused ? 'refused' : delay === null ? 'failed' : 'pending',
         attempts,
         next_attempt_at: delay === null ? null : now + delay,
         last_status_code: result.status,

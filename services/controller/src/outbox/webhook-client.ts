@@ -15,6 +15,8 @@ export interface WebhookResult {
   ok: boolean;
   status: number | null;
   error: string | null;
+  /** Refused by the outbound policy: nothing was sent, and a retry would be refused the same way. */
+  refused?: boolean;
 }
 
 export interface WebhookMessage {
@@ -37,7 +39,7 @@ export async function postWebhook(
   } = {},
 ): Promise<WebhookResult> {
   const refused = await opts.outbound?.(url);
-  if (refused) return { ok: false, status: null, error: refused };
+  if (refused) return { ok: false, status: null, error: refused, refused: true };
   const body = JSON.stringify({ event: message.event, timestamp: message.timestamp, data: message.data });
   const headers: Record<string, string> = {
     'content-type': 'application/json',

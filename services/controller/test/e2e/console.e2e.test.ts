@@ -255,6 +255,15 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     const got = hook.received.find((r) => r.path === '/generator');
     expect(got?.headers['x-outpost-event']).toBe('webhook.test');
     expect(String(got?.headers['x-outpost-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);
+
+    // A LAN address outside OUTBOUND_ALLOWED_NETWORKS (the stack allows loopback only): refused, and said why.
+    await page.locator('input[name=webhook_url]').fill('http://192.168.1.20:1880/endpoint');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page
+      .getByTestId('webhooks-feedback')
+      .filter({ hasText: 'url: private address 192.168.1.20 not allowed (OUTBOUND_ALLOWED_NETWORKS)' })
+      .waitFor();
+    expect(await page.getByTestId('webhooks').textContent()).not.toContain('192.168.1.20');
     await context.close();
   }, 30_000);
 
@@ -305,6 +314,19 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.getByTestId('channels').getByRole('button', { name: 'Test' }).click();
     await page.getByTestId('channels-feedback').filter({ hasText: 'Test sent to Ops hook' }).waitFor();
     await expect.poll(() => hook.received.filter((r) => r.path === '/notify').length).toBe(1);
+
+    // A LAN address outside OUTBOUND_ALLOWED_NETWORKS: refused when added, and the console says why.
+    await page.locator('input[name=channel_name]').fill('LAN hook');
+    await page.locator('select[name=channel_type]').selectOption('webhook');
+    await page
+      .locator('textarea[name=channel_config]')
+      .fill(JSON.stringify({ url: 'http://10.0.0.7:1880/hook', headers: {}, method: 'POST' }));
+    await page.getByRole('button', { name: 'Add channel' }).click();
+    await page
+      .getByTestId('channels-feedback')
+      .filter({ hasText: 'private address 10.0.0.7 not allowed (OUTBOUND_ALLOWED_NETWORKS)' })
+      .waitFor();
+    expect(await page.getByTestId('channels').textContent()).not.toContain('LAN hook');
 
     await page.locator('select[name=event]').selectOption('generator_started');
     await page.locator('input[name=event_enabled]').check();

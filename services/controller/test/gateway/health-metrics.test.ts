@@ -32,13 +32,14 @@ describe('engine hours and health alarms in /metrics and the HA stats', () => {
     const heartbeat = { lastSent: null } as unknown as HeartbeatPublisher;
     createControllerMetrics().register(t.app.metrics.registry, t.svc, heartbeat);
     await t.request('PUT', '/api/health/hour-meter', { hours: 12.5 });
-    expect(await sample('controller_engine_hours')).toBe(12.5);
+    expect(await sample('controller_engine_run_seconds')).toBe(12.5 * 3600);
+    expect(await sample('controller_engine_hours')).toBeNull();
     await t.request('PUT', '/api/health/settings', { running_feedback_source: 'api' });
     await t.request('POST', '/api/generator/arm');
     await t.request('POST', '/api/generator/start', {});
     await t.request('POST', '/api/health/running-feedback', { running: true });
     t.clock.advance(30 * 60_000);
-    expect(await sample('controller_engine_hours')).toBe(13);
+    expect(await sample('controller_engine_run_seconds')).toBe(13 * 3600);
     expect(await sample('controller_running_feedback')).toBe(1);
     expect(await sample('controller_health_alarm', 'alarm="unexpected_stop"')).toBe(0);
     await t.request('POST', '/api/health/running-feedback', { running: false });

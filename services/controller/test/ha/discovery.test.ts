@@ -88,8 +88,9 @@ describe('controller HA discovery payload', () => {
       maintenance_due: ['binary_sensor', 'problem', null],
       maintenance_done: ['button', null, null],
     });
+    // The meter may be set lower: total_increasing would make HA read that as a reset.
     expect(cmps.engine_hours).toMatchObject({
-      state_class: 'total_increasing',
+      state_class: 'total',
       state_topic: 'outpost/controller/main/stats',
       value_template: '{{ value_json.engine_hours }}',
     });

@@ -60,7 +60,21 @@ export class NotifierService {
     private readonly repo: NotifierRepo,
     private readonly dispatcher: Dispatcher,
     private readonly clock: Clock,
+    /**
+     * The outbound policy's refusal of a channel's targets (a loopback, private or link-local address
+     * not in OUTBOUND_ALLOWED_NETWORKS), naming the address; asked when a channel is set or tested, so
+     * such a channel is refused then rather than stored and never delivered.
+     */
+    private readonly targetRefusal: (
+      channelType: string,
+      config: unknown,
+    ) => Promise<string | null> = async () => null,
   ) {}
+
+  private async assertReachable(channelType: string, config: unknown): Promise<void> {
+    const why = await this.targetRefusal(channelType, config);
+    if (why) throw invalid(`config: ${why}`);
+  }
 
   async listChannels(): Promise<notifier.Channel[]> {
     return (await this.repo.listChannels()).map(channelView);
@@ -77,6 +91,7 @@ export class NotifierService {
    */
   async createChannel(input: notifier.ChannelInput): Promise<notifier.ChannelCreated> {
     this.checkTargets(input.channel_type, input.config);
+    await this.assertReachable(input.channel_type, input.config);
     const now = this.clock.now();
     const created = await this.repo.createChannel({
       name: input.name,
@@ -108,6 +123,7 @@ export class NotifierService {
     const parsed = notifier.ChannelInput.safeParse({ ...update, config });
     if (!parsed.success) throw invalid(formatIssues(parsed.error));
     this.checkTargets(parsed.data.channel_type, parsed.data.config);
+    await this.assertReachable(parsed.data.channel_type, parsed.data.config);
     const updated = await this.repo.updateChannel(id, {
       name: parsed.data.name,
       channel_type: parsed.data.channel_type,
@@ -126,6 +142,7 @@ export class NotifierService {
 
   async testChannel(id: number): Promise<{ notification_id: string; results: Outcome[] }> {
     const c = await this.mustChannel(id);
+    await this.assertReachable(c.channel_type, c.config);
     return this.dispatcher.sendNow(
       {
         title: 'Outpost test notification',

@@ -22,12 +22,12 @@ describe('relay node notifier URL destinations', () => {
         {
           url: `json://127.0.0.1:${rx.port}/****`,
           ok: false,
-          error: 'json: loopback address not allowed (OUTBOUND_ALLOWED_NETWORKS)',
+          error: 'json: loopback address 127.0.0.1 not allowed (OUTBOUND_ALLOWED_NETWORKS)',
         },
         {
           url: 'json://169.254.169.254/****',
           ok: false,
-          error: 'json: metadata address not allowed (OUTBOUND_ALLOWED_NETWORKS)',
+          error: 'json: metadata address 169.254.169.254 not allowed (OUTBOUND_ALLOWED_NETWORKS)',
         },
       ]);
       expect(rx.requests).toHaveLength(0);

@@ -73,6 +73,8 @@ export function simulatorDiscovery(o: SimulatorDiscoveryOptions): Record<string,
         value_template: '{{ value_json.speed_kts }}',
       }),
       heading: measured('heading', 'Heading', {
+        // Home Assistant (2025.2 on) averages an angle sensor on the circle: 359° and 1° give 0°, not 180°.
+        state_class: 'measurement_angle',
         icon: 'mdi:compass',
         unit_of_measurement: '°',
         suggested_display_precision: 0,

@@ -41,6 +41,11 @@ describe('simulator HA discovery payload', () => {
     );
   });
 
+  it('announces the heading as an angle, so that HA averages 359° and 1° to 0°, not 180°', () => {
+    expect(cmps.heading).toMatchObject({ state_class: 'measurement_angle', unit_of_measurement: '°' });
+    expect(cmps.altitude?.state_class).toBe('measurement');
+  });
+
   it('reads the position topic and maps it to the GPS attributes HA moves a tracker with', () => {
     expect(cmps.position).toMatchObject({
       source_type: 'gps',

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs before `npm test` (the `pretest` step) and first thing in `.ci/run`: the suites drive real peers
+# (an SMTP server, D-Bus with python3-dbusmock, gpsd fed through socat, Chromium, Mosquitto, promtool…),
+# so each one missing is installed with apt-get, as root or through `sudo -n`. Without either it stops
+# with one line naming the Debian packages to install. When everything is there it does nothing.
+set -uo pipefail
+
+have() { command -v "$1" >/dev/null 2>&1; }
+# The suites run Debian's own interpreter, where the python3-* packages install their modules.
+py_has() { /usr/bin/python3 -c "import $1" >/dev/null 2>&1; }
+
+missing() {
+  pkgs=()
+  have mosquitto || pkgs+=(mosquitto)
+  have mosquitto_passwd || pkgs+=(mosquitto-clients)
+  have pg_ctlcluster || pkgs+=(postgresql)
+  have pg_dump || pkgs+=(postgresql-client)
+  have redis-server || pkgs+=(redis-server)
+  have gpsd || pkgs+=(gpsd)
+  have gpspipe || pkgs+=(gpsd-clients)
+  have socat || pkgs+=(socat)
+  have ping || pkgs+=(iputils-ping)
+  have dbus-daemon || pkgs+=(dbus)
+  have promtool || pkgs+=(prometheus)
+  [ -x /usr/bin/chromium ] || pkgs+=(chromium)
+  if [ -x /usr/bin/python3 ]; then
+    py_has aiosmtpd || pkgs+=(python3-aiosmtpd)
+    py_has dbusmock || pkgs+=(python3-dbusmock)
+  else
+    pkgs+=(python3 python3-aiosmtpd python3-dbusmock)
+  fi
+}
+
+missing
+[ ${#pkgs[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+  as_root() { "$@"; }
+elif have sudo && sudo -n true >/dev/null 2>&1; then
+  as_root() { sudo -n "$@"; }
+else
+  echo "outpost: npm test needs these Debian packages: ${pkgs[*]} (sudo apt-get install ${pkgs[*]}), or run it as root" >&2
+  exit 1
+fi
+if ! have apt-get; then
+  echo "outpost: npm test needs these packages, and apt-get is not here to install them: ${pkgs[*]}" >&2
+  exit 1
+fi
+
+echo "outpost: installing the test peers: ${pkgs[*]}"
+# Another apt-get at work holds dpkg's lock: wait for it rather than fail.
+lock=(-o DPkg::Lock::Timeout=300)
+as_root apt-get "${lock[@]}" update -qq >/dev/null
+DEBIAN_FRONTEND=noninteractive as_root apt-get "${lock[@]}" install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+# gpsd's package starts a system daemon on some images; the tests run their own.
+as_root systemctl stop gpsd.socket gpsd >/dev/null 2>&1 || true
+
+missing
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "outpost: npm test needs these Debian packages, still missing after apt-get install: ${pkgs[*]}" >&2
+  exit 1
+fi
