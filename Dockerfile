@@ -31,7 +31,6 @@ RUN --mount=type=cache,target=/root/.npm \
     rm -rf /tmp/bundle
 
 FROM ${BASE}
-ARG NODE_EXTRA_CA_CERTS=
 COPY --from=install /opt/outpost /opt/outpost
 # A user of its own, and /data for DATA_DIR (secrets, the broker's users, the embedded PostgreSQL).
 RUN set -eu; \

@@ -3,7 +3,7 @@ import { Parser } from '@asyncapi/parser';
 import { describe, expect, it } from 'vitest';
 import { buildAsyncApi } from '../src/asyncapi.js';
 import { ROUTES } from '../src/topic-routes.js';
-import { TOPICS } from '../src/topics.js';
+import { filterMatches, TOPICS } from '../src/topics.js';
 
 const committedText = readFileSync(new URL('../asyncapi.json', import.meta.url), 'utf8');
 const committed = JSON.parse(committedText) as {
@@ -61,4 +61,42 @@ describe('contracts/asyncapi.json', () => {
     expect(document?.version()).toBe(committed.asyncapi);
     expect(document?.channels().length).toBe(Object.keys(ROUTES).length);
   }, 60_000);
+});
+
+describe("the README's integration examples", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split('## MQTT integration: the AsyncAPI document')[1]?.split('\n## ')[0] ?? '';
+  const channelOf = (topic: string) =>
+    Object.entries(committed.channels).find(([, c]) =>
+      filterMatches(c.address.replace(/\{\w+\}/g, '+'), topic.replace(/\+/g, 'x')),
+    );
+
+  it('the Node-RED flow uses channels of the document with their QoS, and sends a valid command', () => {
+    const flow = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '[]') as Record<string, string>[];
+    const mqttNodes = flow.filter((n) => n.type === 'mqtt in' || n.type === 'mqtt out');
+    expect(mqttNodes.length).toBe(2);
+    for (const node of mqttNodes) {
+      const found = channelOf(node.topic as string);
+      expect(found, node.topic).toBeTruthy();
+      const [key] = found as [string, unknown];
+      expect(Number(node.qos), key).toBe(ROUTES[key as keyof typeof ROUTES].qos);
+    }
+    const change = flow.find((n) => n.type === 'change') as unknown as { rules: { to: string }[] };
+    const out = channelOf(mqttNodes.find((n) => n.type === 'mqtt out')?.topic as string)?.[0];
+    expect(out).toBe('controllerSet');
+    expect(TOPICS.controllerSet.schema.safeParse(JSON.parse(change.rules[0]?.to ?? '')).success).toBe(true);
+  });
+
+  it('the Home Assistant sensor reads a field its channel carries', () => {
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const state = /state_topic: (\S+)/.exec(yaml)?.[1] as string;
+    const field = /value_json\.(\w+)/.exec(yaml)?.[1] as string;
+    const [key] = channelOf(state) as [string, unknown];
+    expect(key).toBe('controllerStats');
+    const schema = committed.components.schemas.ControllerStatsPayload as {
+      properties: Record<string, unknown>;
+    };
+    expect(Object.keys(schema.properties)).toContain(field);
+    expect(channelOf(/availability_topic: (\S+)/.exec(yaml)?.[1] as string)?.[0]).toBe('availability');
+  });
 });
