@@ -13,6 +13,7 @@
 ARG BASE=node:22-bookworm-slim
 
 FROM ${BASE} AS install
+LABEL org.outpost.stage=install
 # A TLS-inspecting proxy's CA, when the build needs one to reach the npm registry (a path the build
 # mounts, e.g. podman build -v /etc/ssl/host-ca.pem:/run/host-ca.pem:ro --build-arg NODE_EXTRA_CA_CERTS=/run/host-ca.pem).
 ARG NODE_EXTRA_CA_CERTS=
@@ -31,6 +32,7 @@ RUN --mount=type=cache,target=/root/.npm \
     rm -rf /tmp/bundle
 
 FROM ${BASE}
+LABEL org.opencontainers.image.title=Outpost
 COPY --from=install /opt/outpost /opt/outpost
 # A user of its own, and /data for DATA_DIR (secrets, the broker's users, the embedded PostgreSQL).
 RUN set -eu; \
