@@ -48,5 +48,7 @@ podman "${RUNTIME[@]}" build --format docker --network host --arch "$ARCH" \
   --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 \
   --build-arg BASE="$BASE" "${CA[@]}" -t "$TAG" "$CTX" >&2
 BUILD_S=$(since "$t")
+# The install stage's image is of no further use (npm's cache mount keeps the downloads).
+podman image prune -f --filter label=org.outpost.stage=install >/dev/null
 SIZE=$(podman image inspect "$TAG" --format '{{.Size}}')
 echo "container-build: $TAG ($ARCH) base ${BASE_S} s, build ${BUILD_S} s, size $((SIZE / 1000000)) MB"
