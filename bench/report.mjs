@@ -42,7 +42,10 @@ const DEFAULT_IN = [
 ];
 
 /** Checks that are not benchmarks: their figures get a section of their own, not the goals table. */
-const SECTIONS = { 'pi-check': 'Raspberry Pi arm64 emulation check' };
+const SECTIONS = {
+  'pi-check': 'Raspberry Pi arm64 emulation check',
+  container: 'Container image',
+};
 
 function parseArgs(argv) {
   const ins = [];

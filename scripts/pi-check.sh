@@ -79,6 +79,8 @@ mount_rootfs() {
   mount --rbind /dev "$RFS/dev" && mount --make-rslave "$RFS/dev" && mounted+=("$RFS/dev")
   cp /etc/resolv.conf "$RFS/etc/resolv.conf"
   if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+    # A fresh minbase root filesystem has no /etc/ssl until ca-certificates is installed into it.
+    mkdir -p "$RFS/etc/ssl"
     cp "$NODE_EXTRA_CA_CERTS" "$RFS/etc/ssl/host-extra-ca.pem"
     EXTRA_CA=(NODE_EXTRA_CA_CERTS=/etc/ssl/host-extra-ca.pem)
   fi

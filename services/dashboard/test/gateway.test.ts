@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import { FleetState } from '@outpost/contracts';
 import { ManualClock } from '@outpost/runtime';
@@ -170,6 +171,27 @@ describe('read-only', () => {
     }
     for (const path of ['/api/docs', '/api/redoc', '/'])
       expect((await fetch(`${dash.url}${path}`)).status).toBe(200);
+  });
+});
+
+describe('/api/asyncapi.json', () => {
+  it('serves the bus contract, the committed contracts/asyncapi.json, read-only and behind DASHBOARD_AUTH', async () => {
+    const committed = JSON.parse(
+      readFileSync(new URL('../../../contracts/asyncapi.json', import.meta.url), 'utf8'),
+    ) as { asyncapi: string; channels: Record<string, { address: string }> };
+    const res = await fetch(`${dash.url}/api/asyncapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = (await res.json()) as typeof committed;
+    expect(doc).toEqual(committed);
+    expect(doc.asyncapi).toMatch(/^3\./);
+    expect(doc.channels.simulatorPosition?.address).toBe('outpost/simulator/{id}/position');
+    expect((await fetch(`${dash.url}/api/asyncapi.json`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${authDash.url}/api/asyncapi.json`)).status).toBe(401);
+    const basic = `Basic ${Buffer.from('ops:s3cret:x').toString('base64')}`;
+    expect(
+      (await fetch(`${authDash.url}/api/asyncapi.json`, { headers: { authorization: basic } })).status,
+    ).toBe(200);
   });
 });
 

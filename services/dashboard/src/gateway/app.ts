@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
@@ -17,6 +19,16 @@ export interface DashboardAppOptions {
   /** METRICS_TOKEN / METRICS_BASIC_AUTH: /metrics then takes these instead of DASHBOARD_AUTH. */
   metricsAuth?: MetricsAuth | null;
 }
+
+/** The bus's AsyncAPI document, generated in the contracts package and shipped with it. */
+let asyncApiText: string | undefined;
+const asyncApi = (): string => {
+  asyncApiText ??= readFileSync(
+    createRequire(import.meta.url).resolve('@outpost/contracts/asyncapi.json'),
+    'utf8',
+  );
+  return asyncApiText;
+};
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 const Detail = z.object({ detail: z.string() });
@@ -99,6 +111,26 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
       503: { description: 'Too many WebSocket clients (DASHBOARD_MAX_WS_CLIENTS)' },
     },
   });
+
+  // The MQTT contract for integrators (Home Assistant, Node-RED), next to the REST one and behind the
+  // same optional DASHBOARD_AUTH as /api/openapi.json.
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/asyncapi.json',
+      summary: 'The AsyncAPI 3 document of the MQTT bus: every topic, its payload schema, QoS and retain',
+      tags: ['docs'],
+      responses: {
+        200: { description: 'AsyncAPI 3 document (JSON)' },
+        401: {
+          description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong',
+          content: { 'application/json': { schema: Detail } },
+        },
+      },
+    }),
+    ((c: { body: (b: string, s: number, h: Record<string, string>) => Response }) =>
+      c.body(asyncApi(), 200, { 'content-type': 'application/json' })) as never,
+  );
 
   mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
   return app;
