@@ -5,9 +5,11 @@ import {
   chownSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -36,7 +38,7 @@ export class DatabaseError extends Error {
   override name = 'DatabaseError';
 }
 
-interface Binaries {
+export interface Binaries {
   postgres: string;
   initdb: string;
 }
@@ -80,7 +82,11 @@ function runAs(): { uid: number; gid: number; name: string } | null {
  * directory of mode 0700). Then the binaries are copied once to a root-owned, world-readable folder
  * in the temp directory and run from there.
  */
-function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Binaries {
+export function reachableBinaries(
+  bin: Binaries,
+  owner: ReturnType<typeof runAs>,
+  tmp: string = tmpdir(),
+): Binaries {
   if (!owner) return bin;
   try {
     execFileSync(bin.postgres, ['--version'], { stdio: 'ignore', uid: owner.uid, gid: owner.gid });
@@ -90,20 +96,51 @@ function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Bina
   }
   const native = dirname(dirname(bin.postgres));
   const copy = join(
-    tmpdir(),
+    tmp,
     `outpost-postgres-${createHash('sha256').update(native).digest('hex').slice(0, 12)}`,
   );
-  const marker = join(copy, '.complete');
-  // Another user could have made the folder first: only a root-owned, complete copy is used.
-  if (!existsSync(marker) || statSync(copy).uid !== 0) {
-    rmSync(copy, { recursive: true, force: true });
-    mkdirSync(copy, { mode: 0o755 });
-    cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
-    chmodSync(copy, 0o755);
-    writeFileSync(marker, '');
+  const at = (dir: string) => (path: string) => join(dir, relative(native, path));
+  // Another user may have made that name first, or made it a link: only a root-owned directory that
+  // nobody else can write, seen without following a link, with our marker in it, is reused.
+  if (rootOwned(copy, true) && rootOwned(join(copy, '.complete'), false)) {
+    const there = at(copy);
+    return { postgres: there(bin.postgres), initdb: there(bin.initdb) };
   }
-  const at = (path: string) => join(copy, relative(native, path));
-  return { postgres: at(bin.postgres), initdb: at(bin.initdb) };
+  // Built under a name nobody can guess or hold (mkdtemp, mode 0700), then moved into place.
+  const fresh = mkdtempSync(join(tmp, 'outpost-postgres-new-'));
+  cpSync(native, fresh, { recursive: true, verbatimSymlinks: true });
+  writeFileSync(join(fresh, '.complete'), '');
+  chmodSync(fresh, 0o755);
+  let dir = fresh;
+  try {
+    // rm removes a planted link itself, never what it points at; rename fails on anything put back
+    // in between (a link, a file, a non-empty folder) rather than following it.
+    rmSync(copy, { recursive: true, force: true });
+    renameSync(fresh, copy);
+    dir = copy;
+  } catch {
+    // The name is taken again: run from the private copy.
+  }
+  const there = at(dir);
+  return { postgres: there(bin.postgres), initdb: there(bin.initdb) };
+}
+
+/** `path` is root's, not a link, and writable by root alone (a directory or a file as asked). */
+function rootOwned(path: string, directory: boolean): boolean {
+  try {
+    const st = lstatSync(path);
+    const kind = directory ? st.isDirectory() : st.isFile();
+    return kind && st.uid === 0 && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The line a start as root says when the server runs as the distribution's `postgres` user. */
+export function runAsNotice(name: string): string | null {
+  return name === 'postgres'
+    ? 'PostgreSQL runs as the system user postgres (no user outpost here; `useradd --system outpost` gives it its own)'
+    : null;
 }
 
 /** A server left running by a launcher that was killed outright: stopped before a new one starts. */
@@ -230,6 +267,8 @@ async function startServer(opts: {
   ready: () => Promise<void>;
 }): Promise<RunningServer> {
   const owner = runAs();
+  const notice = owner && runAsNotice(owner.name);
+  if (notice) opts.log(notice);
   const bin = reachableBinaries(await binaries(), owner);
   if (owner) {
     // Let that user reach the cluster; the rest of the directory stays unreadable (secrets are 0600).
