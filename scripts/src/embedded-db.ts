@@ -198,10 +198,15 @@ const SMALL_SERVER = {
 function initCluster(bin: Binaries, dir: string, password: string, owner: ReturnType<typeof runAs>): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (owner) chownSync(dir, owner.uid, owner.gid);
-  // Beside the cluster, not in it: initdb wants an empty directory.
-  const pwfile = join(dir, '..', '.initdb-password');
+  // Not in the cluster (initdb wants an empty directory) nor beside it (DATA_DIR is root's under
+  // systemd): a private folder of its own in the temp directory.
+  const pwdir = mkdtempSync(join(tmpdir(), 'outpost-initdb-'));
+  const pwfile = join(pwdir, 'password');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (owner) chownSync(pwfile, owner.uid, owner.gid);
+  if (owner) {
+    chownSync(pwdir, owner.uid, owner.gid);
+    chownSync(pwfile, owner.uid, owner.gid);
+  }
   try {
     execFileSync(
       bin.initdb,
@@ -226,7 +231,7 @@ function initCluster(bin: Binaries, dir: string, password: string, owner: Return
       .at(-1);
     throw new DatabaseError(`initdb failed: ${stderr || (err as Error).message}`);
   } finally {
-    rmSync(pwfile, { force: true });
+    rmSync(pwdir, { recursive: true, force: true });
   }
 }
 
