@@ -292,7 +292,7 @@ describe('systemd units', () => {
     expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
       'RELAYNODE_URL=http://127.0.0.1:8001\n',
     );
-  });
+  }, 30_000);
 
   it('the ownership step never follows a link a service account planted in DATA_DIR (shell test, as root)', () => {
     const r = spawnSync('sh', [join(infra, 'install', 'data-dir-owners.test.sh')], { encoding: 'utf8' });
@@ -355,7 +355,7 @@ describe('systemd units', () => {
     expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
       `JWT_SECRET=${secrets.JWT_SECRET}\n`,
     );
-  });
+  }, 30_000);
 });
 
 const dsFile = parseYaml(readFileSync(join(infra, 'grafana/provisioning/datasources/outpost.yaml'), 'utf8'));
