@@ -16,7 +16,8 @@ const MQTT_LOGIN = ['MQTT_URL', 'MQTT_USERNAME', 'MQTT_PASSWORD'] as const;
 
 export const CHILD_CREDENTIALS: Readonly<Record<ChildName, readonly string[]>> = {
   // The broker reads the users file (hashes only) under DATA_DIR.
-  broker: ['DATA_DIR', ...METRICS],
+  // REDIS_URL may carry the backplane's password.
+  broker: ['DATA_DIR', 'REDIS_URL', ...METRICS],
   controller: [
     'JWT_SECRET',
     'RELAYNODE_API_SECRET',
@@ -28,7 +29,8 @@ export const CHILD_CREDENTIALS: Readonly<Record<ChildName, readonly string[]>> =
     ...METRICS,
   ],
   // Its settings file lives in DATA_DIR.
-  'relay-node': ['RELAYNODE_API_SECRET', 'DATA_DIR', ...MQTT_LOGIN, ...METRICS],
+  // NOTIFIER_URLS carry bot tokens.
+  'relay-node': ['RELAYNODE_API_SECRET', 'DATA_DIR', 'NOTIFIER_URLS', ...MQTT_LOGIN, ...METRICS],
   notifier: ['NOTIFIER_API_SECRET', 'DATABASE_URL', ...MQTT_LOGIN, ...METRICS],
   // Its own login and the file that keeps it, never the admin's.
   simulator: ['USERNAME', 'PASSWORD', 'DATA_DIR', ...MQTT_LOGIN, ...METRICS],
@@ -41,7 +43,7 @@ export const CHILD_CREDENTIALS: Readonly<Record<ChildName, readonly string[]>> =
  * user's shell holds that looks like one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`).
  */
 const CREDENTIAL_NAME =
-  /SECRET|PASSWORD|PASSWD|TOKEN|PRIVATE|CREDENTIAL|API_KEY|_AUTH$|^(DATABASE_URL|MQTT_URL|MQTT_USERNAME|ADMIN_USERNAME|USERNAME|DATA_DIR)$/;
+  /SECRET|PASSWORD|PASSWD|TOKEN|PRIVATE|CREDENTIAL|API_KEY|_AUTH$|^(DATABASE_URL|MQTT_URL|REDIS_URL|NOTIFIER_URLS|MQTT_USERNAME|ADMIN_USERNAME|USERNAME|DATA_DIR)$/;
 
 const ALL_CREDENTIALS = new Set(Object.values(CHILD_CREDENTIALS).flat());
 

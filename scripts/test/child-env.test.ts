@@ -19,6 +19,8 @@ const launcherEnv = {
   GITHUB_TOKEN: 'ghp_x',
   AWS_SECRET_ACCESS_KEY: 'aws',
   METRICS_TOKEN: 'metrics-token-0123456789',
+  NOTIFIER_URLS: 'tgram://bot-token/chat',
+  REDIS_URL: 'redis://:pw@redis.lan:6379',
 };
 
 describe('each child’s environment', () => {
@@ -59,6 +61,12 @@ describe('each child’s environment', () => {
     expect(childEnv('relay-node', launcherEnv).JWT_SECRET).toBeUndefined();
     expect(childEnv('broker', launcherEnv)).toMatchObject({ DATA_DIR: '/data' });
     expect(childEnv('broker', launcherEnv).RELAYNODE_API_SECRET).toBeUndefined();
+    expect(childEnv('broker', launcherEnv).REDIS_URL).toBe(launcherEnv.REDIS_URL);
+    expect(childEnv('relay-node', launcherEnv).NOTIFIER_URLS).toBe(launcherEnv.NOTIFIER_URLS);
+    for (const other of ['simulator', 'dashboard', 'controller', 'notifier'] as const) {
+      expect(childEnv(other, launcherEnv).NOTIFIER_URLS, other).toBeUndefined();
+      expect(childEnv(other, launcherEnv).REDIS_URL, other).toBeUndefined();
+    }
   });
 
   it('holds what the launcher made for a child to the same list', () => {
