@@ -201,6 +201,24 @@ export function canPublish(
   return refuse(`role ${user.role} (id ${user.id}) may not publish to ${topic}`);
 }
 
+/**
+ * MQTT_AUTOMATION_FEEDBACK: a site whose only feedback source is Home Assistant (one MQTT login) lets
+ * `automation` publish the running feedback too. Off by default: that account can then stop a run.
+ */
+export function automationMayPublishFeedback(
+  user: Principal,
+  topic: string,
+  retain: boolean,
+  prefix = DEFAULT_TOPIC_PREFIX,
+): Verdict {
+  if (user.role !== 'automation') return refuse('not an automation account');
+  const common = checkPublishCommon(topic, retain, prefix);
+  if (!common.ok) return common;
+  return parseTopic('controllerRunningFeedback', topic, prefix) !== null
+    ? OK
+    : refuse(`role ${user.role} may not publish to ${topic}`);
+}
+
 /** `<prefix>/<svc>/<id>/request/...` or `.../response/...`: what the two ends of a request say. */
 function requestParts(topic: string, prefix: string): { svc: string; id: string } | null {
   const levels = topic.split('/');

@@ -2,6 +2,7 @@ import './packet-memory.js';
 import { Aedes, type AedesOptions, type AuthenticateError, type Client, type ConnectPacket } from 'aedes';
 import type { Registry } from 'prom-client';
 import {
+  automationMayPublishFeedback,
   canPublish,
   canRead,
   canSubscribe,
@@ -58,6 +59,8 @@ export interface StartBrokerOptions {
   prefix?: string;
   /** Home Assistant's discovery prefix (HA_DISCOVERY_PREFIX): each account may announce its own device under it. */
   haPrefix?: string;
+  /** MQTT_AUTOMATION_FEEDBACK: `automation` accounts may also publish `controller/<id>/running_feedback`. */
+  automationFeedback?: boolean;
   /** Share sessions, retained messages and delivery with other broker processes through Redis. */
   redisUrl?: string;
   /** Prefix of every stored Redis key. Default `<prefix>:`. */
@@ -213,6 +216,10 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
         verdict = who
           ? canPublish(who, packet.topic, retain, prefix, ha)
           : { ok: false, reason: 'not logged in' };
+        if (!verdict.ok && who && opts.automationFeedback) {
+          const asFeedback = automationMayPublishFeedback(who, packet.topic, retain, prefix);
+          if (asFeedback.ok) verdict = asFeedback;
+        }
       }
       if (!verdict.ok) {
         refused(client, `publish to ${packet.topic}`, verdict);

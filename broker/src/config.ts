@@ -41,12 +41,23 @@ export const BrokerEnv = z.object({
     .refine((s) => !/[/#+]/.test(s) && !s.includes('\u0000'), 'must be one topic level (no "/", "+", "#")')
     .default(DEFAULT_PREFIX),
   METRICS_PORT: port.optional(),
+  /** Where METRICS_PORT listens: this host only unless set (it answers with every client count). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** With it, METRICS_PORT's /metrics needs `Authorization: Bearer <METRICS_TOKEN>`, as the services' do. */
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512)
+    .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'only letters, digits and -._~+/ (then = padding)')
+    .optional(),
   /** Home Assistant's discovery prefix, as the controller and the simulators are given it. */
   HA_DISCOVERY_PREFIX: z
     .string()
     .regex(/^[^#+\s]+$/)
     .default('homeassistant'),
   MQTT_ALLOW_ANONYMOUS: envBool(false),
+  /** `automation` (Home Assistant) may also publish the running feedback; off: only `feedback` accounts. */
+  MQTT_AUTOMATION_FEEDBACK: envBool(false),
   /** Largest MQTT packet a client may send (and WebSocket message); a larger one drops the client. */
   MQTT_MAX_PACKET_BYTES: z.coerce
     .number()

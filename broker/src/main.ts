@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     allowAnonymous: env.MQTT_ALLOW_ANONYMOUS,
     prefix: env.MQTT_TOPIC_PREFIX,
     haPrefix: env.HA_DISCOVERY_PREFIX,
+    automationFeedback: env.MQTT_AUTOMATION_FEEDBACK,
     limits: {
       maxPacketBytes: env.MQTT_MAX_PACKET_BYTES,
       maxConnectionsPerIp: env.MQTT_MAX_CONNECTIONS_PER_IP,
@@ -71,7 +72,9 @@ async function main(): Promise<void> {
   });
   collectDefaultMetrics({ register: broker.registry });
   const metrics =
-    env.METRICS_PORT === undefined ? null : await serveMetrics(broker, env.METRICS_PORT, env.MQTT_HOST, tls);
+    env.METRICS_PORT === undefined
+      ? null
+      : await serveMetrics(broker, env.METRICS_PORT, env.METRICS_HOST, tls, env.METRICS_TOKEN);
 
   const host = env.MQTT_HOST.includes(':') ? `[${env.MQTT_HOST}]` : env.MQTT_HOST;
   if (tls) {

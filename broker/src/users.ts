@@ -13,7 +13,14 @@ export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
 /** Roles whose `id` may be `*` (act for any instance). A relay node or simulator always acts for one. */
-export const ANY_ID_ROLES: readonly Role[] = ['controller', 'dashboard', 'notifier', 'automation', 'viewer'];
+export const ANY_ID_ROLES: readonly Role[] = [
+  'controller',
+  'dashboard',
+  'notifier',
+  'automation',
+  'viewer',
+  'feedback',
+];
 
 // scrypt cost: N=16384 r=8 p=1 needs 16 MiB, under Node's default maxmem of 32 MiB.
 const SCRYPT = { N: 16384, r: 8, p: 1 } as const;
@@ -43,7 +50,7 @@ export const MqttUser = z
     hash: hex(KEY_LENGTH),
   })
   .refine((u) => u.id !== '*' || ANY_ID_ROLES.includes(u.role), {
-    message: 'id "*" is only allowed for controller, dashboard, notifier, automation and viewer',
+    message: 'id "*" is only allowed for controller, dashboard, notifier, automation, viewer and feedback',
     path: ['id'],
   });
 export type MqttUser = z.infer<typeof MqttUser>;

@@ -346,12 +346,15 @@ describe('automation commands name their account', () => {
   });
 });
 
-describe('running feedback from Home Assistant', () => {
-  it('automation keeps a retained running state the controller reads after it reconnects; viewers cannot set it', async () => {
+describe('running feedback from its own account', () => {
+  it('the feedback account keeps a retained running state the controller reads after it reconnects; automation and viewers cannot set it', async () => {
     const topic = `${PREFIX}/controller/main/running_feedback`;
-    const { failures } = await runMatrix(cellsFor('viewer', [topic], ['tcp']));
+    const { failures } = await runMatrix([
+      ...cellsFor('viewer', [topic], ['tcp']),
+      ...cellsFor('automation', [topic], ['tcp']),
+    ]);
     expect(failures).toEqual([]);
-    const ha = await as('automation');
+    const ha = await as('feedback');
     await ha.publishAsync(topic, 'ON', { qos: 1, retain: true });
     expect(ha.connected).toBe(true);
     const ctl = await as('controller');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canPublish, canSubscribe, filterCovers, isCommandTopic } from '../src/acl.js';
+import {
+  automationMayPublishFeedback,
+  canPublish,
+  canSubscribe,
+  filterCovers,
+  isCommandTopic,
+} from '../src/acl.js';
 import type { Principal } from '../src/users.js';
 
 const as = (role: Principal['role'], id: string): Principal => ({ username: role, role, id });
@@ -43,13 +49,35 @@ describe('acl: publish', () => {
     expect(pub(ha, 'outpost/controller/main/set/someone-else')).toBe(false);
     expect(pub(ha, 'outpost/controller/main/set/automation', true)).toBe(false);
     expect(pub(ha, 'homeassistant/status', true)).toBe(true);
-    // The running feedback is a state: retained, so the controller reads it again after a restart.
-    expect(pub(ha, 'outpost/controller/main/running_feedback', true)).toBe(true);
-    expect(pub(ha, 'outpost/controller/main/running_feedback/x')).toBe(false);
-    expect(pub(as('viewer', '*'), 'outpost/controller/main/running_feedback')).toBe(false);
-    expect(pub(as('simulator', 's'), 'outpost/controller/main/running_feedback')).toBe(false);
+    // The running feedback can stop a run: not automation's unless MQTT_AUTOMATION_FEEDBACK says so.
+    expect(pub(ha, 'outpost/controller/main/running_feedback', true)).toBe(false);
     expect(pub(ha, 'outpost/controller/main/state')).toBe(false);
     expect(pub(ha, 'outpost/relaynode/a/desired')).toBe(false);
+  });
+
+  it('gives the running feedback to the feedback role alone, and that role nothing else', () => {
+    const fb = as('feedback', '*');
+    // A state: retained, so the controller reads it again after a restart.
+    expect(pub(fb, 'outpost/controller/main/running_feedback', true)).toBe(true);
+    expect(pub(fb, 'outpost/controller/north/running_feedback', true)).toBe(true);
+    expect(pub(fb, 'outpost/controller/main/running_feedback/x')).toBe(false);
+    expect(pub(fb, 'outpost/controller/main/set')).toBe(false);
+    expect(pub(fb, 'outpost/controller/main/state')).toBe(false);
+    expect(pub(fb, 'homeassistant/status')).toBe(false);
+    expect(sub(fb, 'outpost/#')).toBe(false);
+    for (const role of ['automation', 'viewer', 'notifier', 'dashboard'] as const)
+      expect(pub(as(role, '*'), 'outpost/controller/main/running_feedback'), role).toBe(false);
+    expect(pub(as('simulator', 's'), 'outpost/controller/main/running_feedback')).toBe(false);
+  });
+
+  it('MQTT_AUTOMATION_FEEDBACK lets automation publish the running feedback and nothing more', () => {
+    const ha = as('automation', '*');
+    const fb = (p: Principal, topic: string, retain = false) =>
+      automationMayPublishFeedback(p, topic, retain, 'outpost').ok;
+    expect(fb(ha, 'outpost/controller/main/running_feedback', true)).toBe(true);
+    expect(fb(ha, 'outpost/controller/main/state', true)).toBe(false);
+    expect(fb(ha, 'outpost/relaynode/main/desired')).toBe(false);
+    expect(fb(as('viewer', '*'), 'outpost/controller/main/running_feedback')).toBe(false);
   });
 
   it('lets a viewer publish nothing', () => {

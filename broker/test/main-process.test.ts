@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,39 @@ describe('broker process (main)', () => {
     const health = await fetch(`http://127.0.0.1:${metricsPort}/health`);
     expect(await health.json()).toMatchObject({ status: 'healthy' });
 
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('METRICS_PORT listens on this host only, whatever MQTT_HOST says, and takes METRICS_TOKEN', async () => {
+    const token = 'broker-metrics-token-0123456789';
+    // 127.0.0.2: an address other than the metrics default that still never leaves this machine.
+    const p = await startBrokerProcess({
+      DATA_DIR: dataDir,
+      MQTT_HOST: '127.0.0.2',
+      METRICS_PORT: '0',
+      METRICS_TOKEN: token,
+      LOG_LEVEL: 'info',
+    });
+    await expect.poll(() => /"metricsPort":\d+/.test(p.output())).toBe(true);
+    const metricsPort = Number(/"metricsPort":(\d+)/.exec(p.output())?.[1]);
+    const listening = readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f[3] === '0A' && Number.parseInt(f[1]?.split(':')[1] ?? '', 16) === metricsPort)
+      .map((f) => f[1]?.split(':')[0]);
+    expect(listening).toEqual(['0100007F']); // 127.0.0.1
+    const url = `http://127.0.0.1:${metricsPort}`;
+    const open = await fetch(`${url}/metrics`);
+    expect(open.status).toBe(401);
+    expect(await open.text()).not.toContain('outpost_broker');
+    expect(
+      (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+    ).toBe(401);
+    const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('outpost_broker_clients_connected');
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 });

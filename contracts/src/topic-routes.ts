@@ -14,6 +14,7 @@ export const BUS_ROLES = [
   'dashboard',
   'automation',
   'viewer',
+  'feedback',
 ] as const;
 export type BusRole = (typeof BUS_ROLES)[number];
 
@@ -39,6 +40,8 @@ export const ROLE_SCOPES: Readonly<
   dashboard: { read: 'all', ownTopics: true },
   automation: { read: 'all', ownTopics: false },
   viewer: { read: 'all', ownTopics: false },
+  /** Publishes "the engine runs" and nothing else: a smart plug, an energy meter, a panel's contact. */
+  feedback: { read: 'granted', ownTopics: false },
 };
 
 /**
@@ -117,11 +120,15 @@ export const ROUTES = {
     publish: [any('automation', { account: '{username}' }), own('controller')],
     subscribe: [own('controller')],
   }),
-  /** Retained state from Home Assistant, a smart plug or an energy meter: not a `/set` command. */
+  /**
+   * Retained state from a smart plug or an energy meter: not a `/set` command. It can stop a run (a
+   * fall mid-run), so only the `feedback` role publishes it; `automation` only where the broker's
+   * MQTT_AUTOMATION_FEEDBACK says so.
+   */
   controllerRunningFeedback: route('controller/{id}/running_feedback', {
     retain: true,
     raw: true,
-    publish: [any('automation'), own('controller')],
+    publish: [any('feedback'), own('controller')],
     subscribe: [own('controller')],
   }),
   relaynodeDesired: route('relaynode/{id}/desired', {

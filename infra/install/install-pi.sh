@@ -11,9 +11,12 @@
 #   --data-dir DIR     secrets, settings, embedded databases (default /var/lib/outpost); always kept
 #   --etc DIR          the units' environment files (default /etc/outpost)
 #   --services LIST    units to enable (default "broker controller relay-node notifier")
-#   --join STRING      a relay-node-only Pi: stores the relay node key, broker account and broker URL
-#                      from the join string made on the controller's machine (npm run join-token);
-#                      implies --services relay-node and no local broker
+#   --join-file FILE   a relay-node-only Pi: stores the relay node key, broker account and broker URL
+#                      from the join string made on the controller's machine (npm run join-token), read
+#                      from FILE, or from standard input with `--join-file -`; implies --services
+#                      relay-node and no local broker
+#   --join STRING      the same, with the string on the command line: it then shows in the process
+#                      list and your shell history; prefer --join-file
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
 #   --database-url URL your PostgreSQL instead of the embedded one (outpost-postgres.service)
 #   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
@@ -37,6 +40,8 @@ SYSTEMD=1
 NODESOURCE=0
 BUNDLE=
 JOIN=
+JOIN_ARG=0
+JOIN_FILE=
 NPM_CACHE=
 MQTT_URL=
 DATABASE_URL=
@@ -52,7 +57,8 @@ while [ $# -gt 0 ]; do
     --data-dir) need_arg "$@"; DATA_DIR=$2; shift 2 ;;
     --etc) need_arg "$@"; ETC=$2; shift 2 ;;
     --services) need_arg "$@"; SERVICES=$2; shift 2 ;;
-    --join) need_arg "$@"; JOIN=$2; shift 2 ;;
+    --join) need_arg "$@"; JOIN=$2; JOIN_ARG=1; shift 2 ;;
+    --join-file) need_arg "$@"; JOIN_FILE=$2; shift 2 ;;
     --mqtt-url) need_arg "$@"; MQTT_URL=$2; shift 2 ;;
     --database-url) need_arg "$@"; DATABASE_URL=$2; shift 2 ;;
     --gpio) GPIO=1; shift ;;
@@ -62,10 +68,22 @@ while [ $# -gt 0 ]; do
     --no-system) SYSTEM=0; shift ;;
     --no-systemd) SYSTEMD=0; START=0; shift ;;
     --no-start) START=0; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "unknown option: $1 (--help lists them)" >&2; exit 2 ;;
   esac
 done
+# The join string carries the relay node key and a broker password: read from a file or standard input
+# (a shell builtin keeps it out of every process's command line), never passed on as an argument.
+if [ -n "$JOIN_FILE" ]; then
+  if [ "$JOIN_FILE" = - ]; then JOIN=$(cat); else
+    [ -f "$JOIN_FILE" ] || { echo "install-pi: no join string file $JOIN_FILE" >&2; exit 1; }
+    JOIN=$(cat -- "$JOIN_FILE")
+  fi
+  JOIN=$(printf '%s' "$JOIN" | tr -d ' \t\r\n')
+  [ -n "$JOIN" ] || { echo "install-pi: the join string is empty" >&2; exit 1; }
+elif [ "$JOIN_ARG" = 1 ]; then
+  echo "install-pi: --join puts the secret in the process list and your shell history; next time use --join-file FILE or --join-file -" >&2
+fi
 if [ -n "$JOIN" ]; then SERVICES=relay-node; fi
 # Without a DATABASE_URL the controller and notifier use the embedded PostgreSQL, a unit of its own.
 if [ -z "$DATABASE_URL" ]; then
@@ -209,11 +227,22 @@ rm -rf "$PREFIX.old"
 cd "$PREFIX"
 say "installed $(node -p "require('./bundle.json').version") in $PREFIX"
 
+FIRST_INSTALL=0
+[ -e "$DATA_DIR/secrets.json" ] || FIRST_INSTALL=1
 install -d -m 0700 "$DATA_DIR"
 if [ -n "$JOIN" ]; then
   say "joining the site (relay node)"
   [ -f scripts/dist/join.js ] || die "this bundle cannot join a site (scripts/dist/join.js is missing)"
-  "$NODE" scripts/dist/join.js apply --data-dir "$DATA_DIR" "$JOIN"
+  # On standard input (printf is a builtin): not in node's command line, readable in /proc by others.
+  printf '%s' "$JOIN" | "$NODE" --input-type=module -e '
+    const { readFileSync } = await import("node:fs");
+    // The data dir first: join.js runs its own command line when argv[1] names it.
+    const [dataDir, script] = process.argv.slice(1);
+    const { applyJoin } = await import(script);
+    const site = applyJoin(dataDir, readFileSync(0, "utf8").trim());
+    console.log(`joined site "${site.site}" on ${site.mqtt_url}`);
+  ' "$DATA_DIR" "$PREFIX/scripts/dist/join.js" || die "the join string was refused"
+  JOIN=
 fi
 
 say "secrets ($DATA_DIR) and environment ($ETC)"
@@ -227,22 +256,9 @@ if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
 if [ "$SYSTEM" = 1 ]; then
-  # Ownership for the per-unit users (the units' StateDirectory= hands relay-node/ and postgres/ to theirs).
-  # The embedded PostgreSQL owns DATA_DIR itself: initdb's password file goes beside its cluster.
-  chown outpost-postgres:outpost "$DATA_DIR" && chmod 0750 "$DATA_DIR"
-  # secrets.json: the embedded PostgreSQL provisions its roles from it; the services get theirs from $ETC.
-  [ -f "$DATA_DIR/secrets.json" ] && chown root:outpost-postgres "$DATA_DIR/secrets.json" && chmod 0640 "$DATA_DIR/secrets.json"
-  [ -f "$DATA_DIR/mqtt-users.json" ] && chown root:outpost-broker "$DATA_DIR/mqtt-users.json" && chmod 0640 "$DATA_DIR/mqtt-users.json"
-  [ -f "$DATA_DIR/simulator-password" ] && chown outpost-simulator:outpost "$DATA_DIR/simulator-password"
-  for d in relay-node postgres; do [ -d "$DATA_DIR/$d" ] && chown -R "outpost-$d:outpost" "$DATA_DIR/$d"; done
-  # TLS: every unit reads the certificate, the key and the CAs through the group; the CA key stays root's.
-  if [ -d "$DATA_DIR/tls" ]; then
-    chown -R root:outpost "$DATA_DIR/tls" && chmod 0750 "$DATA_DIR/tls"
-    for f in "$DATA_DIR"/tls/*.pem; do [ -f "$f" ] && chmod 0644 "$f"; done
-    [ -f "$DATA_DIR/tls/server.key" ] && chmod 0640 "$DATA_DIR/tls/server.key"
-    [ -f "$DATA_DIR/tls/ca.key" ] && chown root:root "$DATA_DIR/tls/ca.key" && chmod 0600 "$DATA_DIR/tls/ca.key"
-  fi
-  true
+  # DATA_DIR and root's files in it stay root's; each unit gets its own state folder (the embedded
+  # PostgreSQL its cluster, DATA_DIR/postgres). No link there is ever followed: data-dir-owners.sh.
+  sh infra/install/data-dir-owners.sh "$DATA_DIR"
 fi
 
 if [ "$SYSTEMD" = 1 ]; then
@@ -271,9 +287,20 @@ if [ "$START" = 1 ]; then
   sleep 5
   systemctl --no-pager --lines=0 status $(for s in $SERVICES; do printf 'outpost-%s.service ' "$s"; done) || true
 fi
+# The admin password is printed only by the install that generated it, and only while secrets.json still
+# holds it: the controller keeps its hash once it has made the user, and any later password (changed
+# with POST /api/auth/password) is not this one.
 case " $SERVICES " in
   *" controller "*)
-    ADMIN=$("$NODE" -p "JSON.parse(require('fs').readFileSync('$DATA_DIR/secrets.json','utf8')).ADMIN_PASSWORD")
-    say "done. Controller login: admin / $ADMIN (also in $DATA_DIR/secrets.json)" ;;
+    if [ "$FIRST_INSTALL" = 1 ]; then
+      ADMIN=$("$NODE" -p "JSON.parse(require('fs').readFileSync('$DATA_DIR/secrets.json','utf8')).ADMIN_PASSWORD ?? ''")
+    else
+      ADMIN=
+    fi
+    if [ -n "$ADMIN" ]; then
+      say "done. Controller login: admin / $ADMIN (shown once; change it with POST /api/auth/password)"
+    else
+      say "done. Controller login: admin, with the password you set (this install did not make it)"
+    fi ;;
   *) say "done: $SERVICES" ;;
 esac

@@ -26,7 +26,9 @@ const { values } = parseArgs({
 });
 const { ensureSecrets } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
 const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
-const { DATABASE_ROLES } = await import(join(root, 'scripts', 'dist', 'secrets.js'));
+const { DATABASE_ROLES, metricsEnv, METRICS_TOKEN_FILE_NAME } = await import(
+  join(root, 'scripts', 'dist', 'secrets.js')
+);
 const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
 const { DEFAULT_PREFIX } = await import(join(root, 'contracts', 'dist', 'prefix.js'));
 const DATABASE_NAME = 'outpost';
@@ -58,7 +60,6 @@ if (!existsSync(join(out, 'outpost.env'))) {
     LOG_LEVEL: 'info',
   });
 }
-write('broker.env', { MQTT_PORT: '1883', MQTT_WS_PORT: '9001', METRICS_PORT: '9883' });
 
 // TLS as `npm start` does it, from outpost.env (TLS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
 // TLS_NAMES, HOST): on unless HOST is loopback, the local CA under DATA_DIR/tls when no certificate is
@@ -77,6 +78,15 @@ const tls = await setupTls({
   dataDir,
 });
 write('tls.env', tls.env);
+// Off loopback every unit's /metrics (and the broker's METRICS_PORT) needs the generated token, unless
+// outpost.env sets a credential of its own; Prometheus reads the same token from a credentials_file
+// (infra/README.md, "Prometheus"): DATA_DIR/metrics-token.
+const metrics = metricsEnv(fileEnv.HOST || '0.0.0.0', fileEnv, secrets);
+if (metrics.METRICS_TOKEN)
+  process.stdout.write(
+    `/metrics needs the bearer token in ${join(dataDir, METRICS_TOKEN_FILE_NAME)} (HOST is not loopback)\n`,
+  );
+write('broker.env', { MQTT_PORT: '1883', MQTT_WS_PORT: '9001', METRICS_PORT: '9883', ...metrics });
 if (tls.on) process.stdout.write(`TLS on:\n${tls.lines.join('\n')}\n`);
 
 const ports = Object.fromEntries(SERVICES.map((s) => [s.name, s.defaultPort]));
@@ -87,6 +97,7 @@ for (const svc of SERVICES) {
     MQTT_USERNAME: svc.mqttUser,
     MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
     ...svc.env(ctx),
+    ...metrics,
     ...(joined && svc.name === 'relay-node'
       ? { MQTT_URL: joined.mqtt_url, MQTT_TOPIC_PREFIX: joined.prefix, RELAYNODE_ID: joined.site }
       : {}),

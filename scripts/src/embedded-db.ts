@@ -5,8 +5,8 @@ import {
   chownSync,
   cpSync,
   existsSync,
-  mkdirSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   readlinkSync,
@@ -46,7 +46,7 @@ export class DatabaseError extends Error {
   override name = 'DatabaseError';
 }
 
-interface Binaries {
+export interface Binaries {
   postgres: string;
   initdb: string;
 }
@@ -96,7 +96,11 @@ function runAs(): Owner | null {
  * directory of mode 0700). Then the binaries are copied once to a root-owned, world-readable folder
  * in the temp directory and run from there.
  */
-function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Binaries {
+export function reachableBinaries(
+  bin: Binaries,
+  owner: ReturnType<typeof runAs>,
+  tmp: string = tmpdir(),
+): Binaries {
   if (!owner) return bin;
   try {
     execFileSync(bin.postgres, ['--version'], { stdio: 'ignore', uid: owner.uid, gid: owner.gid });
@@ -106,20 +110,51 @@ function reachableBinaries(bin: Binaries, owner: ReturnType<typeof runAs>): Bina
   }
   const native = dirname(dirname(bin.postgres));
   const copy = join(
-    tmpdir(),
+    tmp,
     `outpost-postgres-${createHash('sha256').update(native).digest('hex').slice(0, 12)}`,
   );
-  const marker = join(copy, '.complete');
-  // Another user could have made the folder first: only a root-owned, complete copy is used.
-  if (!existsSync(marker) || statSync(copy).uid !== 0) {
-    rmSync(copy, { recursive: true, force: true });
-    mkdirSync(copy, { mode: 0o755 });
-    cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
-    chmodSync(copy, 0o755);
-    writeFileSync(marker, '');
+  const at = (dir: string) => (path: string) => join(dir, relative(native, path));
+  // Another user may have made that name first, or made it a link: only a root-owned directory that
+  // nobody else can write, seen without following a link, with our marker in it, is reused.
+  if (rootOwned(copy, true) && rootOwned(join(copy, '.complete'), false)) {
+    const there = at(copy);
+    return { postgres: there(bin.postgres), initdb: there(bin.initdb) };
   }
-  const at = (path: string) => join(copy, relative(native, path));
-  return { postgres: at(bin.postgres), initdb: at(bin.initdb) };
+  // Built under a name nobody can guess or hold (mkdtemp, mode 0700), then moved into place.
+  const fresh = mkdtempSync(join(tmp, 'outpost-postgres-new-'));
+  cpSync(native, fresh, { recursive: true, verbatimSymlinks: true });
+  writeFileSync(join(fresh, '.complete'), '');
+  chmodSync(fresh, 0o755);
+  let dir = fresh;
+  try {
+    // rm removes a planted link itself, never what it points at; rename fails on anything put back
+    // in between (a link, a file, a non-empty folder) rather than following it.
+    rmSync(copy, { recursive: true, force: true });
+    renameSync(fresh, copy);
+    dir = copy;
+  } catch {
+    // The name is taken again: run from the private copy.
+  }
+  const there = at(dir);
+  return { postgres: there(bin.postgres), initdb: there(bin.initdb) };
+}
+
+/** `path` is root's, not a link, and writable by root alone (a directory or a file as asked). */
+function rootOwned(path: string, directory: boolean): boolean {
+  try {
+    const st = lstatSync(path);
+    const kind = directory ? st.isDirectory() : st.isFile();
+    return kind && st.uid === 0 && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The line a start as root says when the server runs as the distribution's `postgres` user. */
+export function runAsNotice(name: string): string | null {
+  return name === 'postgres'
+    ? 'PostgreSQL runs as the system user postgres (no user outpost here; `useradd --system outpost` gives it its own)'
+    : null;
 }
 
 /** Whether `owner` may enter `dir`: every folder above it must let them through. */
@@ -245,11 +280,15 @@ const SMALL_SERVER = {
 function initCluster(bin: Binaries, dir: string, password: string, owner: Owner | null): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (owner) chownSync(dir, owner.uid, owner.gid);
-  // Beside the cluster, not in it: initdb wants an empty directory. `dir` is the real path, so the
-  // file sits where the server's user already reaches.
-  const pwfile = join(dirname(dir), '.initdb-password');
+  // Not in the cluster (initdb wants an empty directory) nor beside it (DATA_DIR is root's under
+  // systemd): a private folder of its own in the temp directory.
+  const pwdir = mkdtempSync(join(tmpdir(), 'outpost-initdb-'));
+  const pwfile = join(pwdir, 'password');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (owner) chownSync(pwfile, owner.uid, owner.gid);
+  if (owner) {
+    chownSync(pwdir, owner.uid, owner.gid);
+    chownSync(pwfile, owner.uid, owner.gid);
+  }
   try {
     execFileSync(
       bin.initdb,
@@ -274,7 +313,7 @@ function initCluster(bin: Binaries, dir: string, password: string, owner: Owner 
       .at(-1);
     throw new DatabaseError(`initdb failed: ${stderr || (err as Error).message}`);
   } finally {
-    rmSync(pwfile, { force: true });
+    rmSync(pwdir, { recursive: true, force: true });
   }
 }
 
@@ -314,6 +353,8 @@ async function startServer(opts: {
   ready: () => Promise<void>;
 }): Promise<RunningServer> {
   const owner = opts.owner;
+  const notice = owner && runAsNotice(owner.name);
+  if (notice) opts.log(notice);
   const bin = reachableBinaries(await binaries(), owner);
   if (owner) {
     // Let that user reach the cluster's folder (already so when it was relocated).

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { applyJoin } from './join.js';
 import { JoinError } from './join-string.js';
 import {
+  METRICS_TOKEN_FILE_NAME,
+  metricsEnv,
   resolveSecrets,
   SECRETS_FILE_NAME,
   type SecretSources,
@@ -72,6 +74,8 @@ export interface LaunchPlan {
   /** The `login:` hint printed beside a service's address. */
   loginHints: Record<string, string>;
   tls: { on: boolean; env: Record<string, string>; ca: string | undefined };
+  /** METRICS_TOKEN for every process when it listens beyond loopback (secrets.ts, metricsEnv). */
+  metricsEnv: Record<string, string>;
 }
 
 /** Service names and `--join <string>` (or `--join=<string>`) from the command line. */
@@ -98,6 +102,7 @@ const FROM: Record<string, string> = {
   file: 'from secrets.json',
   generated: 'generated',
   default: 'default',
+  removed: 'not kept (removed after the first start; the controller keeps its hash)',
 };
 
 /** Where each secret came from, one line each; values never appear here. */
@@ -126,7 +131,9 @@ function describeSources(sources: SecretSources): string[] {
 }
 
 /** The first generated admin password is the one value ever printed; otherwise where to find it. */
-function passwordHint(source: string, generated: string | null, dataDir: string): string {
+function passwordHint(source: string, generated: string | null | undefined, dataDir: string): string {
+  if (source === 'removed')
+    return '(the password of the first start; change it with POST /api/auth/password)';
   if (generated) return `${generated}  (generated; kept in ${join(dataDir, SECRETS_FILE_NAME)})`;
   return source === 'environment'
     ? '(the password you set)'
@@ -181,11 +188,20 @@ export async function makeLaunchPlan(
   const tls = await setupTls({ env: processEnv, host: env.HOST, localHost: loopback, dataDir });
 
   say(`Secrets (${join(dataDir, SECRETS_FILE_NAME)}):\n${describeSources(sources).join('\n')}\n`);
+  const metrics = metricsEnv(env.HOST, processEnv, secrets);
+  if (metrics.METRICS_TOKEN)
+    say(
+      `/metrics needs Authorization: Bearer <token> (HOST is not loopback); the token is in ${join(dataDir, METRICS_TOKEN_FILE_NAME)}\n`,
+    );
   say(tls.on ? `TLS on:\n${tls.lines.join('\n')}\n` : 'TLS off: plain HTTP and MQTT\n');
 
   const mqttUrl = env.MQTT_URL ?? joined?.mqtt_url;
   const loginHints: Record<string, string> = {
-    controller: `  login: ${adminUsername} / ${passwordHint(sources.ADMIN_PASSWORD, createdAdminPassword ? secrets.ADMIN_PASSWORD : null, dataDir)}`,
+    controller: `  login: ${adminUsername} / ${
+      createdAdminPassword && secrets.ADMIN_PASSWORD
+        ? `${secrets.ADMIN_PASSWORD}  (generated; shown once: secrets.json keeps it only until the controller has made the user)`
+        : passwordHint(sources.ADMIN_PASSWORD, null, dataDir)
+    }`,
     simulator: `  login: ${secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, sources.simulator_login === 'generated' ? (secrets.SIMULATOR_PASSWORD ?? null) : null, dataDir)}`,
   };
   return {
@@ -208,5 +224,6 @@ export async function makeLaunchPlan(
     adminUsername,
     loginHints,
     tls: { on: tls.on, env: tls.env, ca: tls.ca },
+    metricsEnv: metrics,
   };
 }

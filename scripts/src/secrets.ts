@@ -15,7 +15,10 @@ import { SECRETS_FILE_NAME } from './secrets-file.js';
 
 export { SECRETS_FILE_NAME };
 
-/** MQTT accounts the launcher creates: one per service, plus Home Assistant and read-only viewers. */
+/**
+ * MQTT accounts the launcher creates: one per service, plus Home Assistant, read-only viewers and the
+ * running-feedback source (a smart plug or energy meter: it may publish that topic and nothing else).
+ */
 export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
   { username: 'controller', role: 'controller', id: '*' },
   { username: 'relaynode', role: 'relaynode', id: 'main' },
@@ -24,6 +27,7 @@ export const MQTT_ACCOUNTS: { username: string; role: Role; id: string }[] = [
   { username: 'dashboard', role: 'dashboard', id: '*' },
   { username: 'automation', role: 'automation', id: '*' },
   { username: 'viewer', role: 'viewer', id: '*' },
+  { username: 'feedback', role: 'feedback', id: '*' },
 ];
 
 export { DATABASE_ROLES };
@@ -71,10 +75,18 @@ const SecretsFile = z.object({
   /** On a host joined to another controller: that controller's public key, from the join string. */
   CONTROLLER_PUBLIC_KEY: controllerPublicKeyText.optional(),
   ADMIN_USERNAME: adminUsername.optional(),
-  ADMIN_PASSWORD: adminPassword,
+  /** Until the controller has made its first user; then removed (ADMIN_PASSWORD_REMOVED). */
+  ADMIN_PASSWORD: adminPassword.optional(),
+  /** When the launcher removed the admin password: the controller keeps only its hash. */
+  ADMIN_PASSWORD_REMOVED: z.string().optional(),
   SIMULATOR_USERNAME: simulatorUsername.optional(),
   SIMULATOR_PASSWORD: simulatorPassword.optional(),
   mqtt: z.record(z.string(), mqttPassword),
+  /** /metrics' bearer token, required by every service that listens beyond loopback (metricsEnv). */
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{32,512}$/)
+    .optional(),
   join: JoinedSite.optional(),
   /** The embedded PostgreSQL: its superuser's password and one login role per data-owning service. */
   postgres: z
@@ -83,7 +95,7 @@ const SecretsFile = z.object({
 });
 export type Secrets = z.infer<typeof SecretsFile>;
 
-export type Source = 'environment' | 'file' | 'generated' | 'default';
+export type Source = 'environment' | 'file' | 'generated' | 'default' | 'removed';
 
 /** Where each secret in effect came from, for the launcher's start-up lines. Never holds a value. */
 export interface SecretSources {
@@ -181,7 +193,14 @@ export function resolveSecrets(
   const [jwt, jwtSource] = pick('JWT_SECRET', jwtSecret, () => token(48));
   const [key, keySource] = pick('RELAYNODE_API_SECRET', relayKey, () => token(32));
   const [notifierApi, notifierApiSource] = pick('NOTIFIER_API_SECRET', notifierKey, () => token(48));
-  const [adminPw, adminPwSource] = pick('ADMIN_PASSWORD', adminPassword, () => token(12));
+  // Once the controller has its first user the clear password is gone (forgetAdminPassword): nothing is
+  // generated again, which would only be a stale password nobody can log in with.
+  const removed = stored.ADMIN_PASSWORD === undefined && stored.ADMIN_PASSWORD_REMOVED !== undefined;
+  const envAdminPw = fromEnv(env, 'ADMIN_PASSWORD', adminPassword);
+  const [adminPw, adminPwSource]: [string | undefined, Source] =
+    envAdminPw === undefined && removed
+      ? [undefined, 'removed']
+      : pick('ADMIN_PASSWORD', adminPassword, () => token(12));
 
   const envAdmin = fromEnv(env, 'ADMIN_USERNAME', adminUsername);
   const admin = envAdmin ?? stored.ADMIN_USERNAME;
@@ -225,6 +244,9 @@ export function resolveSecrets(
     fromEnv(env, 'LEASE_SIGNING_KEY', leaseSigningKey) ??
     stored.LEASE_SIGNING_KEY ??
     generateLeaseKeys().privateKey;
+  // Generated whatever the bind, so a Prometheus credentials_file exists everywhere; required only
+  // off loopback (metricsEnv).
+  const metricsToken = stored.METRICS_TOKEN ?? token(32);
 
   const postgres = {
     password: stored.postgres?.password ?? token(24),
@@ -240,14 +262,24 @@ export function resolveSecrets(
     LEASE_SIGNING_KEY: leaseKey,
     ...(stored.CONTROLLER_PUBLIC_KEY ? { CONTROLLER_PUBLIC_KEY: stored.CONTROLLER_PUBLIC_KEY } : {}),
     ...(admin ? { ADMIN_USERNAME: admin } : {}),
-    ADMIN_PASSWORD: adminPw,
+    ...(adminPw !== undefined ? { ADMIN_PASSWORD: adminPw } : {}),
+    ...(stored.ADMIN_PASSWORD_REMOVED && adminPwSource === 'removed'
+      ? { ADMIN_PASSWORD_REMOVED: stored.ADMIN_PASSWORD_REMOVED }
+      : {}),
     ...simulator,
     mqtt,
+    METRICS_TOKEN: metricsToken,
     ...(stored.join ? { join: stored.join } : {}),
     postgres,
   };
   const text = JSON.stringify(secrets, null, 2);
   if (text !== JSON.stringify(file, null, 2)) writePrivate(path, `${text}\n`);
+  // The same token for a scraper's credentials_file (infra/prometheus), readable by the owner only.
+  // Written when it is new (not read back: under systemd only root may read it, and the embedded
+  // PostgreSQL's unit reads secrets.json too).
+  const tokenPath = join(dataDir, METRICS_TOKEN_FILE_NAME);
+  if (file?.METRICS_TOKEN !== metricsToken || !existsSync(tokenPath))
+    writePrivate(tokenPath, `${metricsToken}\n`);
   const usersPath = join(dataDir, USERS_FILE_NAME);
   const mqttChanged = JSON.stringify(file?.mqtt ?? {}) !== JSON.stringify(mqtt);
   if (mqttChanged || !existsSync(usersPath)) {
@@ -269,6 +301,22 @@ export function resolveSecrets(
     },
     createdAdminPassword: adminPwSource === 'generated',
   };
+}
+
+/** Beside secrets.json: the metrics token alone, for Prometheus' `credentials_file`. */
+export const METRICS_TOKEN_FILE_NAME = 'metrics-token';
+
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * The metrics credential every process gets: the user's METRICS_TOKEN or METRICS_BASIC_AUTH when set;
+ * otherwise, on a listener beyond loopback, the generated token, so `/metrics` (relay, armed, EPO,
+ * lockout) is not open to the LAN. On loopback /metrics stays open.
+ */
+export function metricsEnv(host: string, env: NodeJS.ProcessEnv, secrets: Secrets): Record<string, string> {
+  if (env.METRICS_TOKEN || env.METRICS_BASIC_AUTH) return {};
+  if (LOOPBACK_HOST.test(host.replace(/^\[|\]$/g, ''))) return {};
+  return secrets.METRICS_TOKEN ? { METRICS_TOKEN: secrets.METRICS_TOKEN } : {};
 }
 
 /**

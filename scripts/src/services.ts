@@ -70,7 +70,8 @@ export const SERVICES: ServiceDef[] = [
       RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
       ...(ctx.secrets.LEASE_SIGNING_KEY ? { LEASE_SIGNING_KEY: ctx.secrets.LEASE_SIGNING_KEY } : {}),
       ADMIN_USERNAME: ctx.adminUsername,
-      ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD,
+      // Absent once the controller has its first user (secrets.json keeps no clear password then).
+      ...(ctx.secrets.ADMIN_PASSWORD ? { ADMIN_PASSWORD: ctx.secrets.ADMIN_PASSWORD } : {}),
       ...databaseUrl(ctx, 'controller'),
       NOTIFIER_URL: localUrl(ctx, 'notifier'),
       NOTIFIER_API_SECRET: ctx.secrets.NOTIFIER_API_SECRET,

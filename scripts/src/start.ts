@@ -13,6 +13,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SUPERVISED_ENV } from '@outpost/runtime/lifecycle';
+import { forgetAdminPassword } from './admin-password.js';
+import { type ChildName, childEnv } from './child-env.js';
 import { type Child, startChild, stopChild } from './children.js';
 import { pgliteFolders } from './database-roles.js';
 import { DatabaseError, type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-db.js';
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
     ...process.env,
     ...tls.env,
     DATA_DIR: dataDir,
+    ...plan.metricsEnv,
     MQTT_TOPIC_PREFIX: plan.prefix,
     ...(plan.relayNodeId ? { RELAYNODE_ID: plan.relayNodeId } : {}),
     [SUPERVISED_ENV]: '1',
@@ -146,13 +149,12 @@ async function main(): Promise<void> {
     const broker = startChild(
       'broker',
       join(root, 'broker', 'dist', 'main.js'),
-      {
-        ...baseEnv,
+      childEnv('broker', baseEnv, {
         MQTT_PORT: String(tcp.port),
         MQTT_WS_PORT: String(ws.port),
         ...(secure && wss ? { MQTT_TLS_PORT: String(secure.port), MQTT_WSS_PORT: String(wss.port) } : {}),
         MQTT_HOST: plan.host,
-      },
+      }),
       root,
     );
     children.push(broker);
@@ -202,15 +204,15 @@ async function main(): Promise<void> {
     const child = startChild(
       s.name,
       mainFile(root, s.name),
-      {
-        ...baseEnv,
+      // Only this service's own credentials (child-env.ts), not the launcher's whole environment.
+      childEnv(s.name as ChildName, baseEnv, {
         ...s.env(ctx),
         ...mqttCreds(s.mqttUser),
         MQTT_URL: mqttUrl,
         PORT: String(port),
         HOST: plan.host,
         [s.portEnv]: String(port),
-      },
+      }),
       root,
     );
     children.push(child);
@@ -234,8 +236,15 @@ async function main(): Promise<void> {
     process.stderr.write(failed);
     await shutdown(1);
   }
+  // The controller has made its first user (it keeps the password's hash): no clear copy stays behind.
+  const forgot = started.some(({ s }) => s.name === 'controller') && forgetAdminPassword(dataDir);
   for (const { s, port } of started) {
     lines.push(`  ${s.name.padEnd(12)} ${scheme}://${loopback}:${port}${plan.loginHints[s.name] ?? ''}`);
+  }
+  if (forgot) {
+    lines.push(
+      `  (the admin password is no longer kept in ${join(dataDir, SECRETS_FILE_NAME)}; change it with POST /api/auth/password)`,
+    );
   }
 
   for (const child of children) {

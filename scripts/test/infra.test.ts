@@ -191,7 +191,7 @@ describe('systemd units', () => {
       expect(new Set(list)).toEqual(new Set(services.map((f) => one(f, 'User'))));
       expect(install).toMatch(/useradd --system --gid outpost [^\n]*"\$u"/);
       expect(install.indexOf('useradd --system --gid outpost')).toBeLessThan(
-        install.indexOf('chown outpost-postgres:outpost "$DATA_DIR"'),
+        install.indexOf('sh infra/install/data-dir-owners.sh "$DATA_DIR"'),
       );
       // The hardware groups only where needed.
       expect(install).toContain('usermod -aG gpio outpost-relay-node');
@@ -207,8 +207,9 @@ describe('systemd units', () => {
         'outpost-relay-node.service': 'outpost/relay-node',
         'outpost-postgres.service': 'outpost/postgres',
       });
+      // DATA_DIR itself is root's: no unit writes there (the cluster is DATA_DIR/postgres, its own).
       const writable = services.filter((f) => one(f, 'ReadWritePaths') !== '');
-      expect(writable).toEqual(['outpost-postgres.service']);
+      expect(writable).toEqual([]);
     });
 
     it('polkit grants NetworkManager and logind reboot/power-off to the relay node user only', () => {
@@ -233,16 +234,25 @@ describe('systemd units', () => {
       for (const f of services.filter((x) => x !== u)) expect(one(f, 'WatchdogSec'), f).toBe('');
     });
 
+    it('each unit reads only the shared files and its own environment file, never another unit’s secrets', () => {
+      for (const f of services) {
+        const name = f.replace(/^outpost-/, '').replace(/\.service$/, '');
+        const files = (units.get(f)?.get('EnvironmentFile') ?? []).map((p) => p.replace(/^-/, ''));
+        const own = [`${name}.env`, `${name}.db.env`].map((b) => `/etc/outpost/${b}`);
+        const shared = ['/etc/outpost/outpost.env', '/etc/outpost/tls.env'];
+        for (const file of files) expect([...shared, ...own], `${f}: ${file}`).toContain(file);
+      }
+    });
+
     it('TLS under systemd: every unit reads tls.env after its other files; the key is group-readable, the CA key root only', () => {
       for (const f of services) {
         const files = units.get(f)?.get('EnvironmentFile') ?? [];
         expect(files.at(-1), f).toBe('-/etc/outpost/tls.env');
       }
-      expect(install).toContain('chown -R root:outpost "$DATA_DIR/tls"');
-      expect(install).toContain('chmod 0640 "$DATA_DIR/tls/server.key"');
-      expect(install).toContain(
-        'chown root:root "$DATA_DIR/tls/ca.key" && chmod 0600 "$DATA_DIR/tls/ca.key"',
-      );
+      const owners = readFileSync(join(infra, 'install', 'data-dir-owners.sh'), 'utf8');
+      expect(owners).toContain('own "$DATA_DIR/tls" "root:$GROUP" 0750');
+      expect(owners).toContain('*/server.key) own "$f" "root:$GROUP" 0640');
+      expect(owners).toContain('*/ca.key) own "$f" root:root 0600');
     });
   });
 
@@ -264,6 +274,13 @@ describe('systemd units', () => {
     expect(statSync(join(dir, 'data', 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
     const controller = readFileSync(join(dir, 'etc', 'controller.env'), 'utf8');
     expect(controller).toContain('RELAYNODE_URL=https://127.0.0.1:8001\n');
+    // HOST=0.0.0.0: every unit's /metrics, the broker's METRICS_PORT too, needs the generated token.
+    const token = readFileSync(join(dir, 'data', 'metrics-token'), 'utf8').trim();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    for (const unit of ['broker', 'controller', 'relay-node', 'notifier', 'simulator', 'dashboard'])
+      expect(readFileSync(join(dir, 'etc', `${unit}.env`), 'utf8'), unit).toContain(
+        `METRICS_TOKEN=${token}\n`,
+      );
     expect(controller).toContain('NOTIFIER_URL=https://127.0.0.1:8002\n');
     // An operator's TLS=off in outpost.env: plain, and no certificate named.
     writeFileSync(
@@ -275,10 +292,36 @@ describe('systemd units', () => {
     expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
       'RELAYNODE_URL=http://127.0.0.1:8001\n',
     );
+  }, 30_000);
+
+  it('the ownership step never follows a link a service account planted in DATA_DIR (shell test, as root)', () => {
+    const r = spawnSync('sh', [join(infra, 'install', 'data-dir-owners.test.sh')], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    if (r.stdout.startsWith('skip:')) console.log(`data-dir-owners.test.sh ${r.stdout.trim()}`);
+    else expect(r.stdout.trim().split('\n').at(-1)).toBe('ok');
+  });
+
+  it('install-pi.sh takes the join string from a file or standard input, never passing it on as an argument', () => {
+    const install = readFileSync(join(infra, 'install', 'install-pi.sh'), 'utf8');
+    expect(install).toContain('--join-file) need_arg "$@"; JOIN_FILE=$2');
+    expect(install).toContain('JOIN=$(cat)');
+    // The string reaches node on standard input, from printf (a shell builtin: no process of its own).
+    expect(install).toMatch(/printf '%s' "\$JOIN" \| "\$NODE" --input-type=module/);
+    expect(install).not.toMatch(/join\.js apply[^\n]*"\$JOIN"/);
+    // A stale admin password is never printed: only the install that made it, while it is still kept.
+    expect(install).not.toMatch(/say "done\. Controller login: admin \/ \$ADMIN \(also in/);
+    expect(install).toContain('if [ "$FIRST_INSTALL" = 1 ]; then');
   });
 
   it('the Pi install script and the broker helper scripts are valid sh', () => {
-    for (const f of ['install/install-pi.sh', 'mosquitto/make-passwd.sh', 'emqx/add-users.sh']) {
+    for (const f of [
+      'install/install-pi.sh',
+      'install/data-dir-owners.sh',
+      'install/data-dir-owners.test.sh',
+      'mosquitto/make-passwd.sh',
+      'emqx/add-users.sh',
+    ]) {
       const r = spawnSync('sh', ['-n', join(infra, f)], { encoding: 'utf8' });
       expect(r.stderr, f).toBe('');
       expect(r.status, f).toBe(0);
@@ -312,7 +355,7 @@ describe('systemd units', () => {
     expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
       `JWT_SECRET=${secrets.JWT_SECRET}\n`,
     );
-  });
+  }, 30_000);
 });
 
 const dsFile = parseYaml(readFileSync(join(infra, 'grafana/provisioning/datasources/outpost.yaml'), 'utf8'));
@@ -554,6 +597,22 @@ describe('docker-compose.yml and prometheus.yml', () => {
     const writeEnv = readFileSync(join(unitDir, 'write-env.mjs'), 'utf8');
     const metricsPort = /METRICS_PORT: '(\d+)'/.exec(writeEnv)![1];
     expect(targets.get('outpost-broker')).toEqual([`localhost:${metricsPort}`]);
+  });
+
+  it('every Prometheus job sends the metrics token from a credentials file the compose file mounts', () => {
+    const prom = parseYaml(readFileSync(join(infra, 'prometheus/prometheus.yml'), 'utf8'));
+    const files = new Set<string>();
+    for (const job of prom.scrape_configs as { job_name: string; authorization?: Record<string, string> }[]) {
+      expect(job.authorization?.type, job.job_name).toBe('Bearer');
+      files.add(job.authorization?.credentials_file ?? '');
+    }
+    expect(files.size).toBe(1);
+    const [file] = [...files] as [string];
+    const mount = (compose.services.prometheus.volumes as string[])
+      .map((v) => v.split(':'))
+      .find(([, target]) => target && file.startsWith(`${target}/`));
+    expect(mount, file).toBeDefined();
+    expect(existsSync(join(infra, mount![0]!))).toBe(true);
   });
 });
 

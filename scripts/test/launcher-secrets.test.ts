@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,28 @@ const mine = {
   USERNAME: 'pilot',
   PASSWORD: 'flight-sim-password',
 };
+
+/** The environment of each node child of the launcher, by the name its entry point gives it. */
+function childEnvironments(launcherPid: number): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== launcherPid) continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const name = /(?:services\/([\w-]+)|(broker))\/dist\/main\.js/.exec(cmd);
+      if (!name) continue;
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+      out[(name[1] ?? name[2]) as string] = Object.fromEntries(
+        env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
+    } catch {
+      // Gone, or not ours.
+    }
+  }
+  return out;
+}
 
 async function post(url: string, body: unknown) {
   return fetch(url, {
@@ -70,21 +92,47 @@ describe('secrets set in the environment', () => {
       password: mine.PASSWORD,
     });
     expect(sim.status).toBe(200);
+    // Each child sees only its own credentials: no other service's key, no other broker password.
+    const envs = childEnvironments(first.proc.pid as number);
+    const simulator = envs.simulator as Record<string, string>;
+    expect(simulator.PASSWORD).toBe(mine.PASSWORD);
+    for (const name of ['JWT_SECRET', 'RELAYNODE_API_SECRET', 'NOTIFIER_API_SECRET', 'ADMIN_PASSWORD'])
+      expect(simulator[name], `simulator ${name}`).toBeUndefined();
+    const stored0 = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+    const relay = envs['relay-node'] as Record<string, string>;
+    expect(relay.RELAYNODE_API_SECRET).toBe(mine.RELAYNODE_API_SECRET);
+    expect(relay.JWT_SECRET).toBeUndefined();
+    expect(relay.ADMIN_PASSWORD).toBeUndefined();
+    expect(relay.PASSWORD).toBeUndefined();
+    expect((envs.controller as Record<string, string>).PASSWORD).toBeUndefined();
+    expect((envs.broker as Record<string, string>).JWT_SECRET).toBeUndefined();
+    for (const [name, env] of Object.entries(envs)) {
+      const values = Object.values(env);
+      // The launcher's own copy of every broker password stays with it: each child holds at most its own.
+      const held = Object.values(stored0.mqtt as Record<string, string>).filter((pw) => values.includes(pw));
+      expect(held.length, name).toBeLessThanOrEqual(1);
+      // The notifier's key: the controller signs with it, the notifier checks it; nobody else has it.
+      if (name !== 'controller' && name !== 'notifier')
+        expect(values, name).not.toContain(stored0.NOTIFIER_API_SECRET);
+    }
+
     await signalGroup(first, 'SIGINT');
     expect(first.proc.exitCode).toBe(0);
 
     // Restarted with the variables removed: secrets.json holds the values last in effect.
     const stored = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
     expect(stored).toMatchObject({
-      ADMIN_PASSWORD: mine.ADMIN_PASSWORD,
       RELAYNODE_API_SECRET: mine.RELAYNODE_API_SECRET,
       SIMULATOR_USERNAME: mine.USERNAME,
     });
+    // The admin password is gone once the controller made the user: it keeps the hash alone.
+    expect(stored.ADMIN_PASSWORD).toBeUndefined();
+    expect(JSON.stringify(stored)).not.toContain(mine.ADMIN_PASSWORD);
     const second = launch(base, services);
     running.push(second);
     const out2 = await second.ready;
     expect(out2).toMatch(/^ {2}RELAYNODE_API_SECRET +from secrets\.json$/m);
-    expect(out2).toMatch(/^ {2}ADMIN_PASSWORD +from secrets\.json$/m);
+    expect(out2).toMatch(/^ {2}ADMIN_PASSWORD +not kept/m);
     expect((await relayWith(mine.RELAYNODE_API_SECRET)).status).toBe(200);
     const token = await post(url(ports.CONTROLLER_PORT, '/api/auth/login'), {
       username: 'admin',

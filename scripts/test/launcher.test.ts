@@ -96,6 +96,19 @@ describe('npm start launcher', () => {
       expect(((await res.json()) as { status: string }).status).toBe('healthy');
     }
 
+    // The admin password: printed once, then kept only as the controller's hash.
+    const adminPassword = /login: admin \/ (\S+) {2}\(generated; shown once/.exec(out)?.[1] as string;
+    expect(adminPassword).toBeDefined();
+    expect(secrets.ADMIN_PASSWORD).toBeUndefined();
+    expect(readFileSync(secretsPath, 'utf8')).not.toContain(adminPassword);
+    expect(out).toContain('the admin password is no longer kept in');
+    const adminLogin = await fetch(`http://127.0.0.1:${ports.CONTROLLER_PORT}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: adminPassword }),
+    });
+    expect(adminLogin.status).toBe(200);
+
     // The simulator has a login of its own, printed on the first start; the admin's does not open it.
     expect(out).toContain(`login: admin / ${secrets.SIMULATOR_PASSWORD}  (generated;`);
     const simLogin = (password: string) =>
@@ -104,7 +117,7 @@ describe('npm start launcher', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: 'admin', password }),
       });
-    expect((await simLogin(secrets.ADMIN_PASSWORD)).status).toBe(401);
+    expect((await simLogin(adminPassword)).status).toBe(401);
     expect((await simLogin(secrets.SIMULATOR_PASSWORD)).status).toBe(200);
 
     const kids = childPids(run.proc.pid!);
@@ -130,7 +143,8 @@ describe('npm start launcher', () => {
     const again = launch(env);
     const out2 = await again.ready;
     expect(JSON.parse(readFileSync(secretsPath, 'utf8'))).toEqual(secrets);
-    expect(out2).not.toContain(secrets.ADMIN_PASSWORD);
+    expect(out2).not.toContain(adminPassword);
+    expect(out2).toMatch(/^ {2}ADMIN_PASSWORD +not kept/m);
     const exited2 = new Promise((res) => again.proc.once('exit', res));
     again.proc.kill('SIGTERM');
     await exited2;

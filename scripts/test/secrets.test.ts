@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readUsersFile, verifyPassword } from '@outpost/broker';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MQTT_ACCOUNTS, resolveSecrets, SecretError } from '../src/secrets.js';
+import {
+  METRICS_TOKEN_FILE_NAME,
+  MQTT_ACCOUNTS,
+  metricsEnv,
+  resolveSecrets,
+  SecretError,
+} from '../src/secrets.js';
 import { SERVICES } from '../src/services.js';
 
 const dirs: string[] = [];
@@ -145,5 +151,25 @@ describe('the notifier key', () => {
     expect(holders.map((s) => s.name).sort()).toEqual(['controller', 'notifier']);
     const notifier = SERVICES.find((s) => s.name === 'notifier')!.env(ctx);
     expect(Object.values(notifier)).not.toContain(r.secrets.JWT_SECRET);
+  });
+});
+
+describe('the metrics token', () => {
+  it('is generated once into secrets.json and a 0600 metrics-token file, and given to every process off loopback only', () => {
+    const dir = tempDir();
+    const { secrets } = resolveSecrets(dir, {});
+    const token = fileOf(dir).METRICS_TOKEN as string;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    expect(readFileSync(join(dir, METRICS_TOKEN_FILE_NAME), 'utf8').trim()).toBe(token);
+    expect(statSync(join(dir, METRICS_TOKEN_FILE_NAME)).mode & 0o777).toBe(0o600);
+    expect(resolveSecrets(dir, {}).secrets.METRICS_TOKEN).toBe(token);
+
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'pi.local'])
+      expect(metricsEnv(host, {}, secrets), host).toEqual({ METRICS_TOKEN: token });
+    for (const host of ['127.0.0.1', '::1', 'localhost', '[::1]'])
+      expect(metricsEnv(host, {}, secrets), host).toEqual({});
+    // A credential of the user's own wins: theirs reaches the services through the environment.
+    expect(metricsEnv('0.0.0.0', { METRICS_TOKEN: 'mine-0123456789abcdef' }, secrets)).toEqual({});
+    expect(metricsEnv('0.0.0.0', { METRICS_BASIC_AUTH: 'prom:a-long-password' }, secrets)).toEqual({});
   });
 });

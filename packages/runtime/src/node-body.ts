@@ -59,6 +59,25 @@ export async function readNodeBody(c: Context, maxSize: number): Promise<BodyRea
   // The adapter builds c.req.raw's body from rawBody, so a proxied request still carries the bytes.
   incoming.rawBody = body;
   // Hono's json() reads 'text' from this cache; its other forms are made from it with the content type.
-  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(utf8.decode(body));
+  // Decoded when first asked for: a route that reads the bytes itself (a 10 MB replay upload, decoded
+  // in slices) never holds the event loop for one 10 MB decode.
+  let text: Promise<string> | undefined;
+  Object.defineProperty(c.req.bodyCache, 'text', {
+    get: () => {
+      text ??= Promise.resolve(utf8.decode(body));
+      return text;
+    },
+    set: (v: Promise<string>) => {
+      text = v;
+    },
+    enumerable: true,
+    configurable: true,
+  });
   return 'read';
+}
+
+/** The bytes readNodeBody read (undefined when it did not: another runtime, or no body). */
+export function rawBodyOf(c: Context): Buffer | undefined {
+  const raw = incomingOf(c)?.rawBody;
+  return Buffer.isBuffer(raw) ? raw : undefined;
 }

@@ -77,6 +77,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       maxPerIp: config.RECEIVER_TCP_MAX_CONNECTIONS_PER_IP,
     },
     lookupAirport: airports.lookup,
+    allowBroadcastTargets: config.ALLOW_BROADCAST_TARGETS,
   });
 
   const autoStart = await applyAutoStart(config, service);

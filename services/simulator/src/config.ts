@@ -15,6 +15,8 @@ export const simulatorEnvSchema = z.object({
   USERNAME: z.string().min(1).max(100).default('admin'),
   PASSWORD: z.string().min(1).max(200).optional(),
   BYPASS_AUTH: envBool(false),
+  /** EFB tablets, the sender's target and the rebroadcast target may be broadcast or multicast addresses. */
+  ALLOW_BROADCAST_TARGETS: envBool(false),
   /** Failed logins allowed per client address within LOGIN_WINDOW_SECONDS before 429; 0 turns the limit off. */
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).max(1000).default(5),
   LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

@@ -86,6 +86,19 @@ describe('running feedback', () => {
     expect(count(h.repo.events(), 'fail_to_start')).toBe(1);
   });
 
+  it('no feedback message clears an alarm: a late "running" leaves fail_to_start standing until a user acknowledges it', async () => {
+    const h = await harness({ armed: true, settings: { health: KEEP } });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    await h.advance(120 * SEC);
+    expect(h.controller.view()).toMatchObject({ running: true, health_alarm: 'fail_to_start' });
+    await h.controller.runningFeedback('api', true);
+    await h.controller.runningFeedback('api', false);
+    await h.controller.runningFeedback('api', true);
+    expect(h.controller.view()).toMatchObject({ health_alarm: 'fail_to_start' });
+    await expect(h.controller.clearLockout(USER)).resolves.toEqual({ cleared: true });
+    expect(h.controller.view()).toMatchObject({ lockout_active: false, health_alarm: null });
+  });
+
   it('feedback dropping mid-run raises unexpected_stop and closes the run with that reason', async () => {
     const h = await harness({ armed: true, settings: { health: API } });
     await h.controller.start({ trigger: 'manual', actor: USER });

@@ -77,8 +77,9 @@ export class Autopilot {
   }
 
   /** An uploaded file: parsed, bad lines skipped and counted; 422 when no point at all reads. */
-  load(text: string, q: { format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }) {
-    const track = parseTrack(text, q.format);
+  async load(text: string, q: { format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }) {
+    // Read in slices with a turn of the event loop between them: the outputs keep their second.
+    const track = await parseTrack(text, q.format, () => new Promise<void>((r) => setImmediate(r)));
     if (track.points.length === 0) {
       const why = `No ${track.format === 'gpx' ? 'GPX track point' : 'GGA or RMC fix'} in the file`;
       const messages = [why, ...track.problems];

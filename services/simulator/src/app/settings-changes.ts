@@ -1,5 +1,6 @@
 import type { simulator } from '@outpost/contracts';
 import type { Logger } from '@outpost/runtime';
+import { targetProblems } from '../domain/target-policy.js';
 import { StartError } from '../io/start-error.js';
 import { planRun, type RunOutputs } from './run-outputs.js';
 import { ServiceError } from './service-error.js';
@@ -24,7 +25,7 @@ export function modesChange(update: simulator.ModeFlags): SettingsChange {
   };
 }
 
-export function networkChange(update: simulator.NetworkConfig): SettingsChange {
+export function networkChange(update: simulator.NetworkConfig, allowBroadcast = false): SettingsChange {
   return {
     what: 'the network settings',
     mutate(next) {
@@ -32,6 +33,9 @@ export function networkChange(update: simulator.NetworkConfig): SettingsChange {
         if (v !== undefined)
           (next.network as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
       }
+      // The settings as they would be: a refusal leaves the previous ones in effect.
+      const problems = targetProblems(next.network, allowBroadcast);
+      if (problems.length > 0) throw new ServiceError(422, problems.join('; '), { messages: problems });
     },
     report: (next) => ({ network: { ...next.network, efb_target_ips: [...next.network.efb_target_ips] } }),
   };

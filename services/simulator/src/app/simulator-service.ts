@@ -44,6 +44,8 @@ export interface SimulatorServiceOptions {
   listenHost: string;
   receiverTcp?: { idleTimeoutMs: number; maxPerIp: number };
   lookupAirport: (icao: string) => Airport | undefined;
+  /** ALLOW_BROADCAST_TARGETS: tablets and UDP targets may be broadcast or multicast addresses. */
+  allowBroadcastTargets?: boolean;
 }
 
 /**
@@ -134,7 +136,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
    * line; a new listen port, protocol or TCP target reopens only that output.
    */
   setNetwork(update: simulator.NetworkConfig): Promise<Record<string, unknown>> {
-    return this.change(networkChange(update));
+    return this.change(networkChange(update, this.opts.allowBroadcastTargets === true));
   }
 
   /** Sentence selection applies from the next second, even while running. */

@@ -22,6 +22,9 @@ export interface AuthDeps {
 
 const tags = ['auth'];
 
+/** The request came over TLS: the node server names its URL https when the socket is encrypted. */
+const overHttps = (url: string) => url.startsWith('https:');
+
 export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
   jsonRoute(
     app,
@@ -53,8 +56,14 @@ export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
       await deps.limiter.succeed(client);
       deps.sessions.destroy(sessionToken(c));
       const token = deps.sessions.create(deps.username);
-      // No Max-Age/Expires: the session ends when the browser closes.
-      setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'Lax', path: '/' });
+      // No Max-Age/Expires: the session ends when the browser closes. Secure whenever this listener
+      // speaks HTTPS, so the browser never sends the session over plain HTTP.
+      setCookie(c, SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/',
+        secure: overHttps(c.req.url),
+      });
       return c.json({ authenticated: true, username: deps.username, bypass_auth: deps.bypassAuth }, 200);
     },
   );
@@ -70,7 +79,7 @@ export function authRoutes(app: OpenAPIHono, deps: AuthDeps): void {
     },
     (c) => {
       deps.sessions.destroy(sessionToken(c));
-      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      deleteCookie(c, SESSION_COOKIE, { path: '/', secure: overHttps(c.req.url) });
       return c.json({ authenticated: false, username: null, bypass_auth: deps.bypassAuth }, 200);
     },
   );

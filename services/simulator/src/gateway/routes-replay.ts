@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { simulator } from '@outpost/contracts';
-import { DEFAULT_BODY_LIMIT } from '@outpost/runtime';
+import { DEFAULT_BODY_LIMIT, rawBodyOf } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import { input, jsonRoute } from './openapi.js';
@@ -13,6 +13,26 @@ export function bodyLimitFor(c: Context): number {
   return c.req.method === 'POST' && c.req.path === '/api/replay'
     ? simulator.REPLAY_MAX_BYTES
     : DEFAULT_BODY_LIMIT;
+}
+
+/** Bytes decoded between two turns of the event loop. */
+const DECODE_SLICE = 256 * 1024;
+
+/**
+ * The upload as text, decoded a slice at a time (a streaming TextDecoder keeps a character split
+ * between slices whole): one 10 MB decode would hold the simulator's outputs for tens of ms.
+ */
+async function bodyText(c: Context): Promise<string> {
+  const raw = rawBodyOf(c);
+  if (!raw) return c.req.text();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  for (let at = 0; at < raw.length; at += DECODE_SLICE) {
+    parts.push(decoder.decode(raw.subarray(at, at + DECODE_SLICE), { stream: true }));
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  parts.push(decoder.decode());
+  return parts.join('');
 }
 
 export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void {
@@ -35,7 +55,7 @@ export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void 
     },
     async (c) => {
       const q = input<{ format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }>(c, 'query');
-      return c.json(autopilot.load(await c.req.text(), q), 200);
+      return c.json(await autopilot.load(await bodyText(c), q), 200);
     },
   );
 

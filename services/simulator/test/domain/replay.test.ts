@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { completeTrack, detectFormat, parseTrack, Player } from '../../src/domain/replay/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  completeTrack,
+  detectFormat,
+  parseTrack,
+  Player,
+  type ReplayPoint,
+} from '../../src/domain/replay/index.js';
 import { gpx, nmeaLines, withChecksum } from '../helpers/tracks.js';
 
 const FIXES = [
@@ -9,7 +15,7 @@ const FIXES = [
 ];
 
 describe('NMEA log', () => {
-  it('pairs GGA and RMC of one second, crosses midnight by the RMC date, and counts bad lines', () => {
+  it('pairs GGA and RMC of one second, crosses midnight by the RMC date, and counts bad lines', async () => {
     const lines = [
       'garbage that is no sentence',
       ...nmeaLines(FIXES[0]!),
@@ -20,7 +26,7 @@ describe('NMEA log', () => {
       withChecksum('GPRMC,000005.00,V,,,,,,,020626,,,N'),
       withChecksum('GPGGA,9999,4731.0000,N,12217.0000,W,1,08,0.9,100.0,M,0.0,M,,'),
     ];
-    const track = parseTrack(lines.join('\r\n'));
+    const track = await parseTrack(lines.join('\r\n'));
     expect(track.format).toBe('nmea');
     expect(track.skipped).toBe(3);
     expect(track.problems[0]).toMatch(/^line 1: /);
@@ -41,28 +47,31 @@ describe('NMEA log', () => {
 });
 
 describe('GPX', () => {
-  it('reads trkpt with ele and time, skips and counts the bad ones', () => {
+  it('reads trkpt with ele and time, skips and counts the bad ones', async () => {
     const text = gpx(FIXES).replace('lat="47.51"', 'lat="north"');
     expect(detectFormat(text)).toBe('gpx');
-    const track = parseTrack(text);
+    const track = await parseTrack(text);
     expect(track.points.length).toBe(2);
     expect(track.skipped).toBe(1);
     expect(track.problems).toEqual(['trkpt 2: bad lat/lon']);
   });
 
-  it('untimed points are a second apart', () => {
-    const track = parseTrack(gpx(FIXES.map(({ time: _t, ...f }) => f)));
+  it('untimed points are a second apart', async () => {
+    const track = await parseTrack(gpx(FIXES.map(({ time: _t, ...f }) => f)));
     expect(track.points.map((p) => p.timeMs)).toEqual([0, 1000, 2000]);
   });
 
-  it('a file of nothing readable gives no points', () => {
-    expect(parseTrack('<gpx><trk></trk></gpx>').points).toEqual([]);
-    expect(parseTrack('\u0000\u0001binary junk\n$GPGGA,bad').points).toEqual([]);
+  it('a file of nothing readable gives no points', async () => {
+    expect((await parseTrack('<gpx><trk></trk></gpx>')).points).toEqual([]);
+    expect((await parseTrack('\u0000\u0001binary junk\n$GPGGA,bad')).points).toEqual([]);
   });
 });
 
 describe('Player', () => {
-  const points = completeTrack(parseTrack(gpx(FIXES)).points);
+  let points: ReplayPoint[] = [];
+  beforeAll(async () => {
+    points = completeTrack((await parseTrack(gpx(FIXES))).points);
+  });
 
   it('is each point at its time and interpolates between, at any speed', () => {
     const p = new Player(points, 0);

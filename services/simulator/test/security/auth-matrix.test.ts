@@ -3,7 +3,7 @@ import { ManualClock } from '@outpost/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SESSION_IDLE_MS } from '../../src/gateway/auth.js';
-import { Api, startTestSim, type TestSim } from '../helpers/sim.js';
+import { Api, startTestSim, TEST_PASSWORD, TEST_USER, type TestSim } from '../helpers/sim.js';
 
 /**
  * The simulator's session gate on every route it serves: the routes come from its own OpenAPI
@@ -321,5 +321,29 @@ describe('simulator login limit per client address', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     expect(await loginFrom('127.0.0.2', 'correct horse battery')).toBe(429);
     expect(await loginFrom('127.0.0.3', 'correct horse battery')).toBe(200);
+  });
+});
+
+describe('the session cookie', () => {
+  const login = (url: string) =>
+    sim.gateway.app.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: TEST_USER, password: TEST_PASSWORD }),
+    });
+
+  it('is Secure over HTTPS, so a browser never sends it over plain HTTP', async () => {
+    const res = await login('https://sim.example/api/auth/login');
+    expect(res.status).toBe(200);
+    const cookie = res.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^gps_session=/);
+    expect(cookie).toMatch(/;\s*Secure/i);
+    expect(cookie).toMatch(/;\s*HttpOnly/i);
+  });
+
+  it('is not Secure on a plain-HTTP listener (loopback development), where a browser would drop it', async () => {
+    const res = await login('http://127.0.0.1/api/auth/login');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('set-cookie') ?? '').not.toMatch(/;\s*Secure/i);
   });
 });

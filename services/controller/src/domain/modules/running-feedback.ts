@@ -123,12 +123,10 @@ export class RunningFeedback implements ControllerModule {
     this.confirmTimer.cancel();
     const start = core.state.generator_start_time ?? now;
     const seconds = Math.max(0, Math.round((now - start) / 1000));
-    const clearAlarm = core.state.health_alarm !== null && !core.state.lockout_active;
-    const next = clearAlarm ? { ...core.state, health_alarm: null } : core.state;
-    core.state = next;
+    // A standing alarm stays until a user acknowledges it: whoever can publish the feedback (a smart
+    // plug, an energy meter) must not be able to hide a fail-to-start by reporting "running" late.
     await core.persist({
       label: 'feedback:confirmed',
-      ...(clearAlarm ? { state: next } : {}),
       audit: [
         {
           action: 'generator.start_confirmed',

@@ -30,7 +30,20 @@ export class RuntimeLimits implements ControllerModule {
   clearLockout(actor: Actor): Promise<{ cleared: boolean }> {
     const core = this.core;
     return core.serial.run(async () => {
-      if (!core.state.lockout_active) return { cleared: false };
+      if (!core.state.lockout_active) {
+        // A health alarm kept without a lockout (keep_running policy) is acknowledged here too: no
+        // running-feedback message clears it.
+        if (core.state.health_alarm === null) return { cleared: false };
+        const next = { ...core.state, health_alarm: null };
+        await core.persistNow({
+          label: 'alarm:acknowledge',
+          state: next,
+          audit: [{ action: 'alarm.acknowledge', actor, details: { alarm: core.state.health_alarm } }],
+        });
+        core.state = next;
+        core.afterChange(true);
+        return { cleared: true };
+      }
       const now = core.now;
       // A health alarm that locked out (fail to start, unexpected stop) is acknowledged with it.
       const next = { ...core.state, lockout_active: false, health_alarm: null };

@@ -1,56 +1,51 @@
-import { Problems, type Track, type TrackPoint } from './track.js';
+import { SaxesParser } from 'saxes';
+import { MAX_PROBLEMS, type Pause, Problems, type Track, type TrackPoint } from './track.js';
 
 const FEET_PER_METRE = 1 / 0.3048;
+/** Characters fed to the XML parser between two turns of the event loop (a few ms of work each). */
+const CHUNK_CHARS = 16 * 1024;
+/** Longest `ele` or `time` text kept: anything longer is not a number or a date anyway. */
+const MAX_FIELD_CHARS = 64;
+const MAX_DEPTH = 32;
+/** Thrown out of the parser at its first error: reading stops there (see parseGpx). */
+class XmlError extends Error {}
 
-const attr = (tag: string, name: string): string | undefined =>
-  new RegExp(`\\b${name}\\s*=\\s*["']([^"']*)["']`).exec(tag)?.[1];
+type Kind = 'trkpt' | 'rtept';
 
-const child = (body: string, name: string): string | undefined =>
-  new RegExp(`<(?:\\w+:)?${name}\\b[^>]*>([^<]*)</(?:\\w+:)?${name}>`).exec(body)?.[1]?.trim();
+/** The points of one kind (track or route), numbered and checked as they close. */
+class PointList {
+  readonly points: TrackPoint[] = [];
+  readonly problems = new Problems();
+  private n = 0;
+  private timed: boolean | null = null;
 
-/**
- * A GPX file's track points (`trkpt`, else route points `rtept`) with `ele` and `time`. Read with
- * patterns rather than an XML parser: a GPX track is flat, and a point that does not read (bad
- * coordinates, a bad time, time running backwards) is skipped and counted instead of failing the file.
- * Points without any time are spaced one second apart.
- */
-export function parseGpx(text: string): Track {
-  const problems = new Problems();
-  const points: TrackPoint[] = [];
-  const kind = /<(?:\w+:)?trkpt\b/.test(text) ? 'trkpt' : 'rtept';
-  const re = new RegExp(`<(?:\\w+:)?${kind}\\b([^>]*?)(?:/>|>([\\s\\S]*?)</(?:\\w+:)?${kind}>)`, 'g');
-  let n = 0;
-  let timed: boolean | null = null;
-  for (const m of text.matchAll(re)) {
-    n++;
-    const tag = m[1] ?? '';
-    const body = m[2] ?? '';
-    const lat = Number(attr(tag, 'lat'));
-    const lon = Number(attr(tag, 'lon'));
+  constructor(readonly kind: Kind) {}
+
+  add(lat: number, lon: number, eleText: string | undefined, timeText: string | undefined): void {
+    const kind = this.kind;
+    const n = ++this.n;
     if (!(Number.isFinite(lat) && Math.abs(lat) <= 90 && Number.isFinite(lon) && Math.abs(lon) <= 180)) {
-      problems.add(`${kind} ${n}: bad lat/lon`);
-      continue;
+      this.problems.add(`${kind} ${n}: bad lat/lon`);
+      return;
     }
-    const eleText = child(body, 'ele');
     const ele = eleText === undefined ? null : Number(eleText);
-    const timeText = child(body, 'time');
     const time = timeText === undefined ? null : Date.parse(timeText);
     if (timeText !== undefined && !Number.isFinite(time)) {
-      problems.add(`${kind} ${n}: bad time ${JSON.stringify(timeText.slice(0, 40))}`);
-      continue;
+      this.problems.add(`${kind} ${n}: bad time ${JSON.stringify(timeText.slice(0, 40))}`);
+      return;
     }
-    timed ??= time !== null;
-    if (timed !== (time !== null)) {
-      problems.add(`${kind} ${n}: ${timed ? 'no time' : 'a time among untimed points'}`);
-      continue;
+    this.timed ??= time !== null;
+    if (this.timed !== (time !== null)) {
+      this.problems.add(`${kind} ${n}: ${this.timed ? 'no time' : 'a time among untimed points'}`);
+      return;
     }
-    const last = points[points.length - 1];
+    const last = this.points[this.points.length - 1];
     const timeMs = time ?? (last ? last.timeMs + 1000 : 0);
     if (last && timeMs <= last.timeMs) {
-      problems.add(`${kind} ${n}: time does not move forward`);
-      continue;
+      this.problems.add(`${kind} ${n}: time does not move forward`);
+      return;
     }
-    points.push({
+    this.points.push({
       timeMs,
       lat,
       lon,
@@ -59,5 +54,84 @@ export function parseGpx(text: string): Track {
       heading: null,
     });
   }
-  return { format: 'gpx', points, skipped: problems.skipped, problems: problems.first };
+
+  get count(): number {
+    return this.n;
+  }
+}
+
+/** `gpx:trkpt` and `trkpt` alike. */
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+
+/**
+ * A GPX file's track points (`trkpt`, else route points `rtept`) with `ele` and `time`, read by a
+ * streaming XML parser (saxes) in chunks, with a turn of the event loop between chunks: the work is
+ * linear in the file and no chunk holds the loop for long, so NMEA and EFB output keep their second
+ * while a 10 MB upload is read. A point that does not read (bad coordinates, a bad time, time running
+ * backwards) is skipped and counted; at malformed XML reading stops, keeping the points before it, and
+ * the problem is reported. Points without any time are spaced one second apart.
+ */
+export async function parseGpx(text: string, pause: Pause): Promise<Track> {
+  const lists: Record<Kind, PointList> = { trkpt: new PointList('trkpt'), rtept: new PointList('rtept') };
+  let xmlProblem: string | null = null;
+  let point: { kind: Kind; lat: number; lon: number; ele?: string; time?: string } | null = null;
+  let field: { name: 'ele' | 'time'; text: string } | null = null;
+
+  const parser = new SaxesParser({ position: true });
+  // The first error ends the read: a parser told to go on after errors spends its time on them (a
+  // file of unclosed tags costs it far more than a well-formed one), and the file is not GPX anyway.
+  parser.on('error', (err) => {
+    throw new XmlError(err.message.slice(0, 120));
+  });
+  // GPX nests a few levels (gpx, trk, trkseg, trkpt, ele, extensions): a file nesting far deeper is
+  // not one, and a parser's cost per tag grows with the depth.
+  let depth = 0;
+  parser.on('opentag', (tag) => {
+    if (++depth > MAX_DEPTH) throw new XmlError(`elements nested more than ${MAX_DEPTH} deep`);
+    const name = localName(tag.name);
+    if (name === 'trkpt' || name === 'rtept') {
+      const attr = (key: string) => {
+        const v = tag.attributes[key];
+        return Number(typeof v === 'string' && v.trim() !== '' ? v : Number.NaN);
+      };
+      point = { kind: name, lat: attr('lat'), lon: attr('lon') };
+    } else if (point && (name === 'ele' || name === 'time') && point[name] === undefined) {
+      field = { name, text: '' };
+    }
+  });
+  parser.on('text', (t) => {
+    if (field && field.text.length < MAX_FIELD_CHARS) field.text += t.slice(0, MAX_FIELD_CHARS);
+  });
+  // One handler per event (saxes keeps the last one set): the depth is counted down here too.
+  parser.on('closetag', (tag) => {
+    depth--;
+    const name = localName(tag.name);
+    if (field && name === field.name) {
+      if (point) point[field.name] = field.text.trim();
+      field = null;
+    } else if (point && name === point.kind) {
+      lists[point.kind].add(point.lat, point.lon, point.ele, point.time);
+      point = null;
+      field = null;
+    }
+  });
+
+  try {
+    for (let at = 0; at < text.length; at += CHUNK_CHARS) {
+      parser.write(text.slice(at, at + CHUNK_CHARS));
+      await pause();
+    }
+    parser.close();
+  } catch (err) {
+    if (!(err instanceof XmlError)) throw err;
+    xmlProblem = `not well-formed XML, read up to there: ${err.message}`;
+  }
+
+  const chosen = lists.trkpt.count > 0 ? lists.trkpt : lists.rtept;
+  return {
+    format: 'gpx',
+    points: chosen.points,
+    skipped: chosen.problems.skipped,
+    problems: [...(xmlProblem ? [xmlProblem] : []), ...chosen.problems.first].slice(0, MAX_PROBLEMS),
+  };
 }

@@ -1,9 +1,9 @@
 import { parseGpx } from './gpx.js';
 import { parseNmeaLog } from './nmea-log.js';
-import type { Track } from './track.js';
+import type { Pause, Track } from './track.js';
 
 export { Player, MAX_SPEED, MIN_SPEED, type ReplayState } from './player.js';
-export { completeTrack, type ReplayPoint, type Track, type TrackPoint } from './track.js';
+export { completeTrack, type Pause, type ReplayPoint, type Track, type TrackPoint } from './track.js';
 export { parseGpx, parseNmeaLog };
 
 /** GPX when the text is XML with a `<gpx` element, else an NMEA log. */
@@ -11,6 +11,13 @@ export function detectFormat(text: string): 'gpx' | 'nmea' {
   return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<gpx\b/i.test(text.slice(0, 4096)) ? 'gpx' : 'nmea';
 }
 
-export function parseTrack(text: string, format: 'gpx' | 'nmea' = detectFormat(text)): Track {
-  return format === 'gpx' ? parseGpx(text) : parseNmeaLog(text);
+/** Without a pause of the caller's (the app passes setImmediate), slices follow each other at once. */
+const noPause: Pause = () => Promise.resolve();
+
+export function parseTrack(
+  text: string,
+  format: 'gpx' | 'nmea' = detectFormat(text),
+  pause: Pause = noPause,
+): Promise<Track> {
+  return format === 'gpx' ? parseGpx(text, pause) : parseNmeaLog(text, pause);
 }

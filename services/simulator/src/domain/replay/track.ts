@@ -32,6 +32,12 @@ export interface ReplayPoint {
 
 export const MAX_PROBLEMS = 10;
 
+/**
+ * Hands the event loop a turn between two slices of a parse, so reading a large upload never holds
+ * the 1 Hz outputs up; the domain stays free of timers (the caller passes setImmediate's promise).
+ */
+export type Pause = () => Promise<void>;
+
 export class Problems {
   skipped = 0;
   readonly first: string[] = [];
