@@ -1,4 +1,9 @@
-import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@outpost/notification-senders/testing';
+import {
+  type HttpPeer,
+  type SmtpPeer,
+  startHttpPeer,
+  startSmtpPeer,
+} from '@outpost/notification-senders/testing';
 import { ManualClock } from '@outpost/runtime/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../src/app.js';

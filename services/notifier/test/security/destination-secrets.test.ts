@@ -4,7 +4,12 @@
  * so pressing "test" never hands it to the new host. Real peers on 127.0.0.1: HTTP receivers and
  * aiosmtpd (which accepts only the password `secret`).
  */
-import { type HttpPeer, type SmtpPeer, startHttpPeer, startSmtpPeer } from '@outpost/notification-senders/testing';
+import {
+  type HttpPeer,
+  type SmtpPeer,
+  startHttpPeer,
+  startSmtpPeer,
+} from '@outpost/notification-senders/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningNotifier } from '../../src/app.js';
 import { client, embeddedBroker, launchNotifier } from '../helpers/notifier.js';
