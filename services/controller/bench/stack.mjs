@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { startThrowawayServer } from '@outpost/scripts/embedded-db';
+import { generateLeaseKeys } from '@outpost/runtime/lease-keys';
 import pg from 'pg';
 
 export const here = dirname(fileURLToPath(import.meta.url));
@@ -241,10 +242,13 @@ export async function startStack() {
   const postgres = await freshPostgres();
   const database = postgres.label;
 
+  // The controller signs the leases; the node trusts only the public half.
+  const leaseKeys = generateLeaseKeys();
   const node = startNode('relay-node', join(repoDir, 'services/relay-node/dist/main.js'), {
     HOST: '127.0.0.1',
     RELAYNODE_PORT: String(nodePort),
     RELAYNODE_API_SECRET: RELAYNODE_SECRET,
+    CONTROLLER_PUBLIC_KEY: leaseKeys.publicKey,
     RELAYNODE_ID,
     GPIO_MODE: 'mock',
     // The EPO cycles press the mock contact through /api/dev/epo.
@@ -265,6 +269,7 @@ export async function startStack() {
       ADMIN_USERNAME: CREDENTIALS.username,
       ADMIN_PASSWORD: CREDENTIALS.password,
       RELAYNODE_API_SECRET: RELAYNODE_SECRET,
+      LEASE_SIGNING_KEY: leaseKeys.privateKey,
       RELAYNODE_ID,
       GPIO_MODE: 'mock',
       MQTT_URL: mqttUrl,

@@ -42,7 +42,7 @@ describe.skipIf(!browserTestsEnabled())('relay_not_confirmed on real processes',
 
   it('a start while the relay node is gone alarms everywhere a user looks', { timeout: 60_000 }, async () => {
     expect((await call('POST', '/api/webhooks', { url: `${receiver.url}/hook`, events: ['*'] })).status).toBe(
-      200,
+      201,
     );
     const channel = await call('POST', '/api/notifications/channels', {
       name: 'Ops',
