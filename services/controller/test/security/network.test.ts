@@ -211,7 +211,8 @@ describe('rate limits: per client, and not bypassed by forged headers', () => {
     const s = await serve();
     const auth = { authorization: `Bearer ${t!.token}` };
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push((await send(s, { path: '/api/auth/me', headers: auth })).status);
+    for (let i = 0; i < 8; i++)
+      statuses.push((await send(s, { path: '/api/auth/me', headers: auth })).status);
     expect(statuses).toEqual(Array(8).fill(200));
     // Nor do they use up the client's login attempts.
     for (let i = 0; i < 5; i++) expect((await badLogin(s)).status).toBe(401);
