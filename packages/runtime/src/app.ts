@@ -27,7 +27,10 @@ export class HttpError extends Error {
 
 export interface AppOptions {
   service: string;
+  /** The release version (RELEASE_VERSION), in /health and, unless apiVersion says otherwise, the OpenAPI info. */
   version: string;
+  /** The API description's own version where a spec fixes one apart from the release (the simulator's). */
+  apiVersion?: string;
   logger: Logger;
   title?: string;
   description?: string;
@@ -174,7 +177,7 @@ export function createApp(opts: AppOptions): OutpostApp {
   const title = opts.title ?? `Outpost ${opts.service}`;
   app.doc('/api/openapi.json', {
     openapi: '3.0.3',
-    info: { title, version: opts.version, description: opts.description },
+    info: { title, version: opts.apiVersion ?? opts.version, description: opts.description },
   });
   mountDocs(app, title);
   return app;

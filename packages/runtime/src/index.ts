@@ -34,5 +34,6 @@ export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
 export { startTicker, type Ticker, type TickerClock } from './ticker.js';
 export { type ServerTls, serverTlsFromEnv } from './tls.js';
+export { RELEASE_VERSION, releaseVersion } from './version.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
 export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

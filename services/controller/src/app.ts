@@ -1,5 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createMqtt, type Logger, metricsAuthFromEnv, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import {
+  createMqtt,
+  type Logger,
+  metricsAuthFromEnv,
+  type OutpostMqtt,
+  RELEASE_VERSION,
+  serveApp,
+} from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
@@ -16,9 +22,7 @@ import { consoleUrl } from './ha/console-url.js';
 import { createControllerMetrics } from './metrics/controller-metrics.js';
 import { createControllerService } from './controller-service.js';
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION = RELEASE_VERSION;
 
 export interface StartOptions {
   logger: Logger;

@@ -1,7 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
 import { FleetState } from '@outpost/contracts';
-import { createApp, type Logger, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import {
+  createApp,
+  type Logger,
+  type MetricsAuth,
+  mountWebConsole,
+  type OutpostApp,
+  RELEASE_VERSION,
+} from '@outpost/runtime';
 import type { Context } from 'hono';
 import { basicAuthGuard, basicAuthOk, type Credentials } from './basic-auth.js';
 
@@ -42,7 +49,7 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
   };
   const app = createApp({
     service: 'dashboard',
-    version: '1.0.0',
+    version: RELEASE_VERSION,
     logger: opts.logger,
     title: 'Outpost fleet dashboard',
     description:

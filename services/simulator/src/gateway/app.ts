@@ -7,6 +7,7 @@ import {
   type MetricsAuth,
   mountWebConsole,
   type OutpostApp,
+  RELEASE_VERSION,
 } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
@@ -87,7 +88,9 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   };
   const app = createApp({
     service: 'simulator',
-    version: '1.0.0',
+    version: RELEASE_VERSION,
+    // The spec fixes the API description's version apart from the release: a breaking change bumps it.
+    apiVersion: '1.0.0',
     logger,
     title: 'Outpost GPS position simulator',
     health: opts.health,
