@@ -9,7 +9,13 @@ export {
   parseConfig,
   requiredDatabaseUrl,
 } from './config.js';
-export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
+export {
+  DATABASE_UNAVAILABLE_DETAIL,
+  invalidDataDetail,
+  isDatabaseUnavailable,
+  loggableError,
+} from './db-errors.js';
+export { completeDocument, operationIdFor } from './openapi-document.js';
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export type { DomainLogger } from './domain-logger.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
