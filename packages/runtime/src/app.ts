@@ -15,7 +15,7 @@ import {
 import { mountDocs } from './docs.js';
 import { allowedMethods } from './methods.js';
 import { readNodeBody } from './node-body.js';
-import { completeDocument } from './openapi-document.js';
+import { completeDocument, type DocumentSecurity } from './openapi-document.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
 import { type MetricsAuth, metricsGuard } from './metrics-auth.js';
 import { isHardened, withSecurityHeaders } from './security-headers.js';
@@ -67,6 +67,8 @@ export interface AppOptions {
    * security headers); undefined lets the request through.
    */
   guard?: (c: Context) => Response | undefined | Promise<Response | undefined>;
+  /** The credential the API asks for, declared in the OpenAPI document (see DocumentSecurity). */
+  security?: DocumentSecurity;
 }
 
 export type OutpostApp = OpenAPIHono & { metrics: Metrics };
@@ -199,6 +201,7 @@ export function createApp(opts: AppOptions): OutpostApp {
           openapi: '3.0.3',
           info: { title, version: opts.apiVersion ?? opts.version, description: opts.description },
         }),
+        opts.security,
       ),
     ),
   );

@@ -15,7 +15,7 @@ export {
   isDatabaseUnavailable,
   loggableError,
 } from './db-errors.js';
-export { completeDocument, operationIdFor } from './openapi-document.js';
+export { completeDocument, type DocumentSecurity, operationIdFor } from './openapi-document.js';
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export type { DomainLogger } from './domain-logger.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';

@@ -84,9 +84,16 @@ function firstSentence(text: string): string {
   return sentence.replace(/[.:;]$/, '').slice(0, 100);
 }
 
-export interface DocumentOptions {
-  /** Whether the gateway refuses bodies over a limit (413) — every service does. */
-  bodyLimit?: boolean;
+/**
+ * The credential a service's gateway asks for on every operation (it guards them all in one place),
+ * declared once at the root of the document; `open` operations carry an empty requirement instead.
+ */
+export interface DocumentSecurity {
+  schemes: Record<string, Record<string, unknown>>;
+  /** Alternatives, as OpenAPI writes them; `{}` among them makes the credential optional. */
+  required: Array<Record<string, string[]>>;
+  /** Paths that need no credential (a login). */
+  open?: string[];
 }
 
 /**
@@ -97,8 +104,16 @@ export interface DocumentOptions {
  *   where there is a body, 422 where there is a parameter or a body to validate;
  * - `nullable` always beside a `type`.
  */
-export function completeDocument(doc: Json): Json {
+export function completeDocument(doc: Json, security?: DocumentSecurity): Json {
   doc.servers ??= [{ url: '/', description: 'The host that serves this document' }];
+  if (security) {
+    doc.components ??= {};
+    doc.components.securitySchemes = { ...doc.components.securitySchemes, ...security.schemes };
+    doc.security ??= security.required;
+    for (const path of security.open ?? []) {
+      for (const method of METHODS) if (doc.paths?.[path]?.[method]) doc.paths[path][method].security = [];
+    }
+  }
   let needsError = false;
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of METHODS) {

@@ -60,6 +60,11 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     // The only credential the dashboard has is DASHBOARD_AUTH; without it nobody gets the detail.
     healthDetail: (c) => creds !== null && basicAuthOk(c.req.header('authorization'), creds),
     metricsAuth: opts.metricsAuth ?? null,
+    // DASHBOARD_AUTH is optional: the document says which this dashboard asks for.
+    security: {
+      schemes: { basic: { type: 'http', scheme: 'basic' } },
+      required: creds ? [{ basic: [] }] : [{}],
+    },
     bodyLimit: 1024,
     guard,
   });

@@ -12,7 +12,7 @@ import {
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import type { SerialDevice } from '../io/serial-devices.js';
-import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
+import { LoginLimiter, SESSION_COOKIE, SessionStore, sessionToken } from './auth.js';
 import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
@@ -99,6 +99,12 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     metricsAuth: opts.metricsAuth ?? null,
     bodyLimit: bodyLimitFor,
     guard,
+    // The session cookie the login sets; the guard above asks for it on all but these two.
+    security: {
+      schemes: { gps_session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } },
+      required: opts.auth.bypassAuth ? [{}] : [{ gps_session: [] }],
+      open: ['/api/auth/login', '/api/auth/check'],
+    },
   });
   const hub = new WsHub(logger.child({ component: 'ws' }));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
