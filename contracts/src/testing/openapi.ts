@@ -4,3 +4,4 @@
  */
 export * from './openapi-client.js';
 export * from './openapi-lint.js';
+export * from './conformance.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
-import { FleetState } from '@outpost/contracts';
+import { ErrorBody, FleetState } from '@outpost/contracts';
 import {
   createApp,
   type Logger,
@@ -105,12 +105,21 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     responses: {
       101: { description: 'Switching protocols' },
       401: { description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong' },
+      426: {
+        description: 'A plain GET, without the WebSocket upgrade',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
       403: {
         description: 'A browser page from another site (Origin not the dashboard nor in ALLOWED_ORIGINS)',
       },
       503: { description: 'Too many WebSocket clients (DASHBOARD_MAX_WS_CLIENTS)' },
     },
   });
+
+  // The upgrade itself is taken by the server before any route (ws-fleet.ts); a plain GET lands here.
+  app.get('/ws', (c) =>
+    c.json({ detail: 'Upgrade to a WebSocket to receive fleet_state' }, 426, { Upgrade: 'websocket' }),
+  );
 
   mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
   return app;

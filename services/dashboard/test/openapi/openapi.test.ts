@@ -4,7 +4,12 @@
  * call and then makes it (openapi-fetch) against the running dashboard.
  */
 import { type RunningBroker, startBroker } from '@outpost/broker';
-import { compileGeneratedClient, redoclyLint } from '@outpost/contracts/testing/openapi';
+import {
+  compileGeneratedClient,
+  conformancePass,
+  httpTarget,
+  redoclyLint,
+} from '@outpost/contracts/testing/openapi';
 import { ManualClock } from '@outpost/runtime';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,5 +51,14 @@ describe('dashboard OpenAPI document', () => {
     const { data, response } = await client.GET('/api/status', {});
     expect(response.status).toBe(200);
     expect(Array.isArray(data.simulators)).toBe(true);
+  });
+
+  it('conformance: NUL bytes, ids past 2^31 and unsupported methods get documented answers, never a 5xx', {
+    timeout: 300_000,
+  }, async () => {
+    const report = await conformancePass(doc, httpTarget(dash.url, {}), { runs: 300 });
+    console.log('dashboard conformance cases', report.cases);
+    expect(report.failures.slice(0, 20).join('\n')).toBe('');
+    expect(report.cases).toBeGreaterThan(300);
   });
 });
