@@ -15,6 +15,7 @@ import {
 import { mountDocs } from './docs.js';
 import { allowedMethods } from './methods.js';
 import { readNodeBody } from './node-body.js';
+import { refuseNul } from './nul.js';
 import { completeDocument, type DocumentSecurity } from './openapi-document.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
 import { type MetricsAuth, metricsGuard } from './metrics-auth.js';
@@ -141,6 +142,8 @@ export function createApp(opts: AppOptions): OutpostApp {
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', (c, next) =>
     bodyRead.has(c) ? next() : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
   );
+
+  app.use('*', refuseNul);
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {

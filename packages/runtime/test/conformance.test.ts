@@ -164,3 +164,24 @@ describe('the OpenAPI document', () => {
     expect(operationIdFor('get', '/api/config/ha-discovery')).toBe('getApiConfigHaDiscovery');
   });
 });
+
+describe('a NUL character in the request', () => {
+  it('is refused with 422 before any route, in a JSON body and in the URL', async () => {
+    const a = app();
+    const body = await a.request('/api/items/3', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ note: 'a\u0000b' }),
+    });
+    expect(body.status).toBe(422);
+    expect(await body.json()).toEqual({ detail: 'Text must not contain the NUL character (U+0000)' });
+    expect((await a.request('/api/things/a%00b')).status).toBe(422);
+    // The six characters \u0000 typed as text are not a NUL.
+    const typed = await a.request('/api/items/3', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ note: 'see \\u0000' }),
+    });
+    expect(typed.status).toBe(200);
+  });
+});
