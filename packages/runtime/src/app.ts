@@ -70,6 +70,8 @@ export interface AppOptions {
   guard?: (c: Context) => Response | undefined | Promise<Response | undefined>;
   /** The credential the API asks for, declared in the OpenAPI document (see DocumentSecurity). */
   security?: DocumentSecurity;
+  /** The body of a 422 the gateway itself gives (a NUL in the request), where a service's 422s carry more than `detail`. */
+  unprocessable?: (detail: string) => Record<string, unknown>;
 }
 
 export type OutpostApp = OpenAPIHono & { metrics: Metrics };
@@ -143,7 +145,7 @@ export function createApp(opts: AppOptions): OutpostApp {
     bodyRead.has(c) ? next() : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
   );
 
-  app.use('*', refuseNul);
+  app.use('*', refuseNul(opts.unprocessable));
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {

@@ -15,21 +15,23 @@ function hasNul(v: unknown): boolean {
  * PostgreSQL cannot store it in text, and a value accepted now and refused by a later, deferred write
  * (a run's notes, an outbox event) would fail where no client can see it.
  */
-export async function refuseNul(c: Context, next: Next): Promise<Response | undefined> {
-  if (/%00/.test(c.req.url)) return c.json({ detail: NUL_DETAIL }, 422);
-  const type = c.req.header('content-type') ?? '';
-  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && type.includes('json')) {
-    const text = await c.req.text();
-    if (/\\u0000/i.test(text)) {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
+export const refuseNul =
+  (body: (detail: string) => Record<string, unknown> = (detail) => ({ detail })) =>
+  async (c: Context, next: Next): Promise<Response | undefined> => {
+    if (/%00/.test(c.req.url)) return c.json(body(NUL_DETAIL), 422);
+    const type = c.req.header('content-type') ?? '';
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && type.includes('json')) {
+      const text = await c.req.text();
+      if (/\\u0000/i.test(text)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        if (hasNul(parsed)) return c.json(body(NUL_DETAIL), 422);
       }
-      if (hasNul(body)) return c.json({ detail: NUL_DETAIL }, 422);
     }
-  }
-  await next();
-  return undefined;
-}
+    await next();
+    return undefined;
+  };

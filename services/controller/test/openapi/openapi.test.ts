@@ -80,4 +80,24 @@ describe('controller OpenAPI document', () => {
       await server.close();
     }
   });
+
+  it('says what the server refuses: an interval, acknowledge true, ids from 1 to 2^31 - 1', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
+    const d = doc as any;
+    const schemaOf = (op: { requestBody: { content: Record<string, { schema: unknown }> } }) => {
+      const s = op.requestBody.content['application/json']?.schema as { $ref?: string };
+      return s.$ref ? d.components.schemas[s.$ref.split('/').pop() as string] : s;
+    };
+    const item = schemaOf(d.paths['/api/maintenance/items'].post);
+    expect(item.anyOf.map((a: { required: string[] }) => a.required)).toEqual([
+      ['interval_hours'],
+      ['interval_months'],
+    ]);
+    const clear = schemaOf(d.paths['/api/generator/clear-lockout'].post);
+    expect(clear.properties.acknowledge.enum).toEqual([true]);
+    const id = d.paths['/api/maintenance/items/{id}/done'].post.parameters.find(
+      (p: { name: string }) => p.name === 'id',
+    );
+    expect(id.schema).toMatchObject({ minimum: 1, maximum: 2_147_483_647 });
+  });
 });

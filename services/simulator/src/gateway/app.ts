@@ -99,6 +99,8 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     metricsAuth: opts.metricsAuth ?? null,
     bodyLimit: bodyLimitFor,
     guard,
+    // The simulator's 422s list their messages one by one as well.
+    unprocessable: (detail) => ({ detail, messages: [detail] }),
     // The session cookie the login sets; the guard above asks for it on all but these two.
     security: {
       schemes: { gps_session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } },

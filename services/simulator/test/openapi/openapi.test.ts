@@ -57,4 +57,17 @@ describe('simulator OpenAPI document', () => {
     expect(report.failures.slice(0, 20).join('\n')).toBe('');
     expect(report.cases).toBeGreaterThan(300);
   });
+
+  it('says what the server refuses: lat and lon together, one operating mode at a time', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
+    const d = doc as any;
+    const params = d.paths['/api/airports/near'].get.parameters;
+    for (const name of ['lat', 'lon'])
+      expect(params.find((p: { name: string }) => p.name === name).required, name).toBe(true);
+    const modes = d.paths['/api/config/modes'].post.requestBody.content['application/json'].schema;
+    expect(modes.not.anyOf).toContainEqual({
+      required: ['sender', 'receiver'],
+      properties: { sender: { enum: [true] }, receiver: { enum: [true] } },
+    });
+  });
 });
