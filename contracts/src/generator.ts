@@ -198,7 +198,9 @@ export const RuntimeLimitsResponse = RuntimeLimitSettings.extend({
   cooldown_remaining_seconds: z.number().int().nonnegative(),
 });
 
-export const ClearLockoutRequest = z.object({ acknowledge: z.boolean() }).strict();
+export const ClearLockoutRequest = z
+  .object({ acknowledge: z.literal(true, { error: 'must be true to clear the lockout' }) })
+  .strict();
 
 export const RuntimeLimitSettingsUpdate = RuntimeLimitSettings.partial().strict();
 export const FuelSettingsUpdate = FuelSettings.partial().strict();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RowId, UnixSeconds } from './common.js';
+import { UnixSeconds } from './common.js';
 
 /**
  * Where "the generator is actually running" comes from: the controller's GPIO line, the relay node's
@@ -97,6 +97,13 @@ export const MaintenanceItemInput = z
   .refine((v) => v.interval_hours !== null || v.interval_months !== null, {
     message: 'give interval_hours, interval_months or both',
     path: ['interval_hours'],
+  })
+  // The refinement, as the API description says it to a generated client: at least one interval.
+  .meta({
+    anyOf: [
+      { required: ['interval_hours'], properties: { interval_hours: { type: 'number' } } },
+      { required: ['interval_months'], properties: { interval_months: { type: 'integer' } } },
+    ],
   });
 export type MaintenanceItemInput = z.infer<typeof MaintenanceItemInput>;
 
@@ -116,7 +123,8 @@ export const MaintenanceDoneRequest = z
   .strict()
   .default({});
 
-export const MaintenanceIdParam = z.object({ id: z.coerce.number().pipe(RowId) });
+// Bounds on the coerced number itself (not behind a pipe), so the API description shows them.
+export const MaintenanceIdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 export const MAINTENANCE_STATUSES = ['ok', 'upcoming', 'due'] as const;
 

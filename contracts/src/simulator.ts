@@ -39,7 +39,23 @@ export const ModeFlags = z
     usb_output: z.boolean(),
   })
   .partial()
-  .strict();
+  .strict()
+  // One operating mode at a time (the server refuses two set true), said in the description too.
+  .meta({
+    not: {
+      anyOf: [
+        ['standalone', 'sender'],
+        ['standalone', 'receiver'],
+        ['standalone', 'rebroadcaster'],
+        ['sender', 'receiver'],
+        ['sender', 'rebroadcaster'],
+        ['receiver', 'rebroadcaster'],
+      ].map(([a, b]) => ({
+        required: [a, b],
+        properties: { [a as string]: { enum: [true] }, [b as string]: { enum: [true] } },
+      })),
+    },
+  });
 export type ModeFlags = z.infer<typeof ModeFlags>;
 /** Every flag, as the status reports them; a request may send any subset (ModeFlags). */
 export type AllModeFlags = Required<ModeFlags>;
@@ -408,8 +424,17 @@ export type ReplayStatus = z.infer<typeof ReplayStatus>;
 /** GET /api/airports/near: the airports around a point, nearest first (for the console's map). */
 export const AirportNearQuery = z
   .object({
-    lat: z.coerce.number().min(-90).max(90),
-    lon: z.coerce.number().min(-180).max(180),
+    // Required together: coerced numbers would otherwise be described as optional.
+    lat: z.coerce
+      .number()
+      .min(-90)
+      .max(90)
+      .meta({ param: { required: true } }),
+    lon: z.coerce
+      .number()
+      .min(-180)
+      .max(180)
+      .meta({ param: { required: true } }),
     radius_nm: z.coerce.number().min(1).max(500).default(50),
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })

@@ -6,9 +6,17 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
-import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
+import {
+  DATABASE_UNAVAILABLE_DETAIL,
+  invalidDataDetail,
+  isDatabaseUnavailable,
+  loggableError,
+} from './db-errors.js';
 import { mountDocs } from './docs.js';
+import { allowedMethods } from './methods.js';
 import { readNodeBody } from './node-body.js';
+import { refuseNul } from './nul.js';
+import { completeDocument, type DocumentSecurity } from './openapi-document.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
 import { type MetricsAuth, metricsGuard } from './metrics-auth.js';
 import { isHardened, withSecurityHeaders } from './security-headers.js';
@@ -27,7 +35,10 @@ export class HttpError extends Error {
 
 export interface AppOptions {
   service: string;
+  /** The release version (RELEASE_VERSION), in /health and, unless apiVersion says otherwise, the OpenAPI info. */
   version: string;
+  /** The API description's own version where a spec fixes one apart from the release (the simulator's). */
+  apiVersion?: string;
   logger: Logger;
   title?: string;
   description?: string;
@@ -57,6 +68,10 @@ export interface AppOptions {
    * security headers); undefined lets the request through.
    */
   guard?: (c: Context) => Response | undefined | Promise<Response | undefined>;
+  /** The credential the API asks for, declared in the OpenAPI document (see DocumentSecurity). */
+  security?: DocumentSecurity;
+  /** The body of a 422 the gateway itself gives (a NUL in the request), where a service's 422s carry more than `detail`. */
+  unprocessable?: (detail: string) => Record<string, unknown>;
 }
 
 export type OutpostApp = OpenAPIHono & { metrics: Metrics };
@@ -130,6 +145,8 @@ export function createApp(opts: AppOptions): OutpostApp {
     bodyRead.has(c) ? next() : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
   );
 
+  app.use('*', refuseNul(opts.unprocessable));
+
   app.onError((err, c) => {
     if (err instanceof HttpError) {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
@@ -144,16 +161,24 @@ export function createApp(opts: AppOptions): OutpostApp {
     }
     if (err instanceof SyntaxError) return c.json({ detail: 'Malformed JSON in request body' }, 400);
     if (isDatabaseUnavailable(err)) {
-      log.warn(
-        { err: (err as Error).message, method: c.req.method, path: c.req.path },
-        'database unavailable',
-      );
+      log.warn({ err: loggableError(err), method: c.req.method, path: c.req.path }, 'database unavailable');
       return c.json({ detail: DATABASE_UNAVAILABLE_DETAIL }, 503);
     }
-    log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
+    const invalid = invalidDataDetail(err);
+    if (invalid) return c.json({ detail: invalid }, 422);
+    log.error({ err: loggableError(err), method: c.req.method, path: c.req.path }, 'unhandled error');
     return c.json({ detail: 'Internal server error' }, 500);
   });
-  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  // A path that exists under other methods answers 405 with them in Allow, whatever the method
+  // (TRACE, OPTIONS, a made-up one): "not found" would tell a client the path itself is wrong.
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    if (allow.length === 0) return c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404);
+    return c.json({ detail: `Method ${c.req.method} not allowed on ${c.req.path}` }, 405, {
+      Allow: allow.join(', '),
+    });
+  });
 
   app.get('/health', async (c) => {
     if (!(opts.healthDetail && (await opts.healthDetail(c)))) return c.json({ status: 'healthy' });
@@ -172,10 +197,19 @@ export function createApp(opts: AppOptions): OutpostApp {
   );
 
   const title = opts.title ?? `Outpost ${opts.service}`;
-  app.doc('/api/openapi.json', {
-    openapi: '3.0.3',
-    info: { title, version: opts.version, description: opts.description },
-  });
+  // Built at each request from the routes registered by then, and completed with what the gateway
+  // itself answers (see completeDocument).
+  app.get('/api/openapi.json', (c) =>
+    c.json(
+      completeDocument(
+        app.getOpenAPIDocument({
+          openapi: '3.0.3',
+          info: { title, version: opts.apiVersion ?? opts.version, description: opts.description },
+        }),
+        opts.security,
+      ),
+    ),
+  );
   mountDocs(app, title);
   return app;
 }

@@ -10,7 +10,13 @@ export {
   parseConfig,
   requiredDatabaseUrl,
 } from './config.js';
-export { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from './db-errors.js';
+export {
+  DATABASE_UNAVAILABLE_DETAIL,
+  invalidDataDetail,
+  isDatabaseUnavailable,
+  loggableError,
+} from './db-errors.js';
+export { completeDocument, type DocumentSecurity, operationIdFor } from './openapi-document.js';
 export { isSupervised, SUPERVISED_ENV, stopOnSignals, stopSignals } from './lifecycle.js';
 export type { DomainLogger } from './domain-logger.js';
 export { createLogger, type Logger, REDACTED_KEYS } from './logger.js';
@@ -37,5 +43,6 @@ export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
 export { startTicker, type Ticker, type TickerClock } from './ticker.js';
 export { type ServerTls, serverTlsFromEnv } from './tls.js';
+export { RELEASE_VERSION, releaseVersion } from './version.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
 export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

@@ -1,5 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createMqtt, type Logger, metricsAuthFromEnv, type OutpostMqtt, serveApp } from '@outpost/runtime';
+import {
+  createMqtt,
+  type Logger,
+  metricsAuthFromEnv,
+  type OutpostMqtt,
+  RELEASE_VERSION,
+  serveApp,
+} from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { leasePrivateKey, publicKeyText, signLease } from '@outpost/runtime/lease-keys';
 import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
@@ -18,9 +24,7 @@ import { consoleUrl } from './ha/console-url.js';
 import { createControllerMetrics } from './metrics/controller-metrics.js';
 import { createControllerService } from './controller-service.js';
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION = RELEASE_VERSION;
 
 /** How long a start's answer waits for the relay node to report the relay ON (a LAN round trip is ms). */
 const START_CONFIRM_WAIT_MS = 2000;

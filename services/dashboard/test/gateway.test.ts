@@ -8,6 +8,11 @@ import WebSocket from 'ws';
 import { type Dashboard, startDashboard } from '../src/app.js';
 import { openWs, silentLogger, testConfig, waitFor } from './helpers.js';
 
+/** The release version: the root package.json's, reported by every service. */
+const RELEASE = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 let broker: RunningBroker;
 let dash: Dashboard;
 let authDash: Dashboard;
@@ -165,6 +170,7 @@ describe('read-only', () => {
       info: { version: string };
       paths: Record<string, Record<string, unknown>>;
     };
+    expect(doc.info.version).toBe(RELEASE);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/status', '/ws']));
     for (const ops of Object.values(doc.paths)) {
       expect(Object.keys(ops).filter((m) => ['post', 'put', 'patch', 'delete'].includes(m))).toEqual([]);

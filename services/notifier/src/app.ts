@@ -7,6 +7,7 @@ import {
   policyRefusal,
   type RunningServer,
   serveApp,
+  RELEASE_VERSION,
 } from '@outpost/runtime';
 import { type Clock, systemClock } from '@outpost/runtime/clock';
 import type { BaseUrls } from '@outpost/notification-senders';
@@ -20,7 +21,7 @@ import { Dispatcher } from './domain/dispatcher.js';
 import { NotifierService } from './domain/service.js';
 import { createGateway } from './gateway/app.js';
 
-export const VERSION = '0.1.0';
+export const VERSION = RELEASE_VERSION;
 const DAY_MS = 24 * 3600 * 1000;
 /** Event ids are remembered this long; QoS 1 redeliveries arrive within seconds to hours. */
 const DEDUP_WINDOW_MS = 7 * DAY_MS;

@@ -4,11 +4,19 @@
  * once it is back (persistent MQTT session).
  */
 import { startHttpPeer } from '@outpost/notification-senders/testing';
+import { request as httpRequest } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatTime } from '../src/domain/templates.js';
 import { controllerProcesses } from './helpers/controller-process.js';
 import { freshPostgres } from './helpers/databases.js';
-import { client, embeddedBroker, eventually, launchNotifier } from './helpers/notifier.js';
+import {
+  client,
+  embeddedBroker,
+  eventually,
+  launchNotifier,
+  NOTIFIER_API_SECRET,
+  token,
+} from './helpers/notifier.js';
 
 const pg = await freshPostgres();
 afterAll(() => pg.drop());
@@ -89,6 +97,59 @@ describe('notifications from a real controller', () => {
     } finally {
       controller.stop();
       await peer.close();
+      await broker.close();
+    }
+  }, 120_000);
+
+  it('a method the notifier has no route for (TRACE, OPTIONS, PATCH) is a 405 with its Allow, not a 502', async () => {
+    const broker = await embeddedBroker();
+    const notifier = await launchNotifier({ mqttUrl: broker.url, databaseUrl: pg.url });
+    const controller = await startController(broker.url, {
+      NOTIFIER_URL: notifier.url,
+      NOTIFIER_API_SECRET,
+    });
+    // node:http, since fetch refuses to send TRACE at all.
+    const send = (method: string, path: string) =>
+      new Promise<{ status: number; allow?: string; body: { detail?: string } }>((resolve, reject) => {
+        const url = new URL(controller.url + path);
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            method,
+            path,
+            headers: { authorization: `Bearer ${controller.token}` },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (d) => {
+              text += d;
+            });
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: JSON.parse(text) }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      for (const method of ['TRACE', 'OPTIONS', 'PATCH']) {
+        const res = await send(method, '/api/notifications/channels');
+        expect(res.status, method).toBe(405);
+        expect(res.allow, method).toBe('GET, HEAD, POST');
+        expect(res.body.detail, method).toBe(`Method ${method} not allowed on /api/notifications/channels`);
+      }
+      // The notifier itself, asked directly, says the same.
+      const direct = await fetch(`${notifier.url}/api/notifications/channels`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${await token()}` },
+      });
+      expect(direct.status).toBe(405);
+      expect(direct.headers.get('allow')).toBe('GET, HEAD, POST');
+    } finally {
+      controller.stop();
+      await notifier.close();
       await broker.close();
     }
   }, 120_000);

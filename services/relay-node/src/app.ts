@@ -8,6 +8,7 @@ import {
   outboundPolicy,
   type RunningServer,
   serveApp,
+  RELEASE_VERSION,
 } from '@outpost/runtime';
 import { type Clock, monotonicClock, systemClock } from '@outpost/runtime/clock';
 import { leaseVerifier, NO_PUBLIC_KEY } from './domain/lease-verifier.js';
@@ -29,7 +30,7 @@ import { LogindPower, type PowerControl, RecordingPower } from './system/power.j
 import { RebootScheduler } from './system/reboot-scheduler.js';
 import { NetworkManagerWifi } from './system/wifi.js';
 
-export const VERSION = '1.0.0';
+export const VERSION = RELEASE_VERSION;
 
 export interface StartOptions {
   config: RelaynodeConfig;

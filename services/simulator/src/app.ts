@@ -7,6 +7,7 @@ import {
   type OutpostMqtt,
   serveApp,
   systemClock,
+  RELEASE_VERSION,
 } from '@outpost/runtime';
 import * as airports from './airports/index.js';
 import type { SimulatorConfig } from './config.js';
@@ -155,7 +156,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
           simulatorId: config.SERVICE_ID,
           topicPrefix: mqtt.prefix,
           haPrefix: config.HA_DISCOVERY_PREFIX,
-          version: '1.0.0',
+          version: RELEASE_VERSION,
         }),
       logger,
     });

@@ -95,8 +95,15 @@ export function loginLimitKey(client: string): string {
 }
 
 /**
- * Per-client limits: /api at N per second, /api/auth at M per minute (per /64 for IPv6). Returns seconds
- * to wait, or 0.
+ * The routes that try a credential (a login, the current password): only these count against the
+ * authentication limit. A session check (`/api/auth/me`) or a logout proves nothing new, and a console
+ * polling its session must not use up the operator's login attempts.
+ */
+const CREDENTIAL_PATHS = new Set(['/api/auth/login', '/api/auth/password']);
+
+/**
+ * Per-client limits: /api at N per second, credential attempts at M per minute (per /64 for IPv6).
+ * Returns seconds to wait, or 0.
  */
 export class RateLimitGate {
   private readonly api: RateLimiterMemory;
@@ -109,8 +116,7 @@ export class RateLimitGate {
 
   async check(path: string, client: string): Promise<number> {
     try {
-      if (path.startsWith('/api/auth/') || path === '/api/auth')
-        await this.auth.consume(loginLimitKey(client));
+      if (CREDENTIAL_PATHS.has(path)) await this.auth.consume(loginLimitKey(client));
       if (path.startsWith('/api/')) await this.api.consume(client);
       return 0;
     } catch (res) {

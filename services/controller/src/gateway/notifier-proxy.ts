@@ -15,7 +15,13 @@ export interface NotifierProxyOptions {
 
 /** Request headers passed through to the notifier (hop-by-hop and credentials are not). */
 const PASS_REQUEST = ['content-type', 'accept'];
-const PASS_RESPONSE = ['content-type', 'retry-after', 'location'];
+const PASS_RESPONSE = ['content-type', 'retry-after', 'location', 'allow'];
+/**
+ * The methods fetch can forward. Others (TRACE, CONNECT...) no client library may send, so the
+ * notifier is asked with OPTIONS, which it answers like any method it has no route for: 405 with
+ * its Allow header (or 404 for a path it does not have).
+ */
+const FORWARDED = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export const isNotifierPath = (path: string): boolean =>
   /^\/api\/(notifications|system-notifications)(\/|$)/.test(path);
@@ -51,8 +57,10 @@ export function notifierProxy(opts: NotifierProxyOptions) {
       .setExpirationTime(`${lifetimeSeconds}s`)
       .sign(key);
     headers.set('authorization', `Bearer ${token}`);
+    const method = FORWARDED.has(req.method) ? req.method : 'OPTIONS';
     let body: Uint8Array | undefined;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    if (method !== req.method) body = undefined;
+    else if (req.method !== 'GET' && req.method !== 'HEAD') {
       const read = await readBounded(req, limit);
       if (read === null) return json(413, `Request body larger than ${limit} bytes`);
       body = read;
@@ -60,7 +68,7 @@ export function notifierProxy(opts: NotifierProxyOptions) {
     let res: Response;
     try {
       res = await fetch(`${base}${src.pathname}${src.search}`, {
-        method: req.method,
+        method,
         headers,
         body,
         signal: AbortSignal.timeout(timeoutMs),
@@ -74,6 +82,14 @@ export function notifierProxy(opts: NotifierProxyOptions) {
       }
       opts.logger.warn({ path: src.pathname, err: e.message }, 'notifier unreachable');
       return json(502, 'The notifier is unavailable');
+    }
+    if (method !== req.method && res.status === 405) {
+      await res.body?.cancel();
+      const allow = res.headers.get('allow') ?? '';
+      return new Response(JSON.stringify({ detail: `Method ${req.method} not allowed on ${src.pathname}` }), {
+        status: 405,
+        headers: { 'content-type': 'application/json', allow },
+      });
     }
     const out = new Headers();
     for (const name of PASS_RESPONSE) {

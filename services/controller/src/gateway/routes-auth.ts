@@ -16,6 +16,9 @@ export function authRoutes(svc: ControllerService) {
       method: 'post',
       path: '/api/auth/login',
       tags,
+      summary: 'Log in: a bearer token for the other routes',
+      // The one operation without a token.
+      security: [],
       request: body(generator.LoginRequest),
       responses: { 200: json(generator.LoginResponse), ...errorResponses([400, 401, 422, 429]) },
     }),

@@ -207,6 +207,19 @@ describe('rate limits: per client, and not bypassed by forged headers', () => {
     expect(results.filter((r) => r.status !== 200 && r.status !== 429)).toEqual([]);
   });
 
+  it('session checks and logouts are not logins: GET /api/auth/me is never held to the login limit', async () => {
+    const s = await serve();
+    const auth = { authorization: `Bearer ${t!.token}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++)
+      statuses.push((await send(s, { path: '/api/auth/me', headers: auth })).status);
+    expect(statuses).toEqual(Array(8).fill(200));
+    // Nor do they use up the client's login attempts.
+    for (let i = 0; i < 5; i++) expect((await badLogin(s)).status).toBe(401);
+    expect((await badLogin(s)).status).toBe(429);
+    expect((await send(s, { path: '/api/auth/me', headers: auth })).status).toBe(200);
+  });
+
   it('one client exhausting the login limit does not lock out another address', async () => {
     const s = await serve();
     for (let i = 0; i < 5; i++) expect((await badLogin(s, '127.0.0.2')).status).toBe(401);

@@ -2,8 +2,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createRoute, z } from '@hono/zod-openapi';
-import { FleetState } from '@outpost/contracts';
-import { createApp, type Logger, type MetricsAuth, mountWebConsole, type OutpostApp } from '@outpost/runtime';
+import { ErrorBody, FleetState } from '@outpost/contracts';
+import {
+  createApp,
+  type Logger,
+  type MetricsAuth,
+  mountWebConsole,
+  type OutpostApp,
+  RELEASE_VERSION,
+} from '@outpost/runtime';
 import type { Context } from 'hono';
 import { basicAuthGuard, basicAuthOk, type Credentials } from './basic-auth.js';
 
@@ -54,7 +61,7 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
   };
   const app = createApp({
     service: 'dashboard',
-    version: '1.0.0',
+    version: RELEASE_VERSION,
     logger: opts.logger,
     title: 'Outpost fleet dashboard',
     description:
@@ -65,6 +72,11 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     // The only credential the dashboard has is DASHBOARD_AUTH; without it nobody gets the detail.
     healthDetail: (c) => creds !== null && basicAuthOk(c.req.header('authorization'), creds),
     metricsAuth: opts.metricsAuth ?? null,
+    // DASHBOARD_AUTH is optional: the document says which this dashboard asks for.
+    security: {
+      schemes: { basic: { type: 'http', scheme: 'basic' } },
+      required: creds ? [{ basic: [] }] : [{}],
+    },
     bodyLimit: 1024,
     guard,
   });
@@ -105,6 +117,10 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     responses: {
       101: { description: 'Switching protocols' },
       401: { description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong' },
+      426: {
+        description: 'A plain GET, without the WebSocket upgrade',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
       403: {
         description: 'A browser page from another site (Origin not the dashboard nor in ALLOWED_ORIGINS)',
       },
@@ -121,7 +137,10 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
       summary: 'The AsyncAPI 3 document of the MQTT bus: every topic, its payload schema, QoS and retain',
       tags: ['docs'],
       responses: {
-        200: { description: 'AsyncAPI 3 document (JSON)' },
+        200: {
+          description: 'AsyncAPI 3 document (JSON)',
+          content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+        },
         401: {
           description: 'DASHBOARD_AUTH is set and the credentials are missing or wrong',
           content: { 'application/json': { schema: Detail } },
@@ -130,6 +149,11 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     }),
     ((c: { body: (b: string, s: number, h: Record<string, string>) => Response }) =>
       c.body(asyncApi(), 200, { 'content-type': 'application/json' })) as never,
+  );
+
+  // The upgrade itself is taken by the server before any route (ws-fleet.ts); a plain GET lands here.
+  app.get('/ws', (c) =>
+    c.json({ detail: 'Upgrade to a WebSocket to receive fleet_state' }, 426, { Upgrade: 'websocket' }),
   );
 
   mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });

@@ -24,7 +24,9 @@ async function withoutParams<T>(what: string, fn: () => Promise<T>): Promise<T> 
   } catch (err) {
     const cause = (err as { cause?: { code?: unknown } })?.cause;
     const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
-    throw new Error(`database error while ${what}${code}`);
+    // The driver's own error stays as the cause (its SQLSTATE and message, no parameters): the
+    // gateway answers a value PostgreSQL cannot store (a NUL) with 422 from it.
+    throw new Error(`database error while ${what}${code}`, { cause });
   }
 }
 

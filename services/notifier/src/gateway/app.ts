@@ -28,6 +28,11 @@ export function createGateway(o: GatewayOptions): OutpostApp {
     health: o.health,
     healthDetail: (c) => tokenOk(c.req.header('authorization')),
     metricsAuth: o.metricsAuth ?? null,
+    // Every operation needs the controller's service token (the middleware below).
+    security: {
+      schemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      required: [{ bearer: [] }],
+    },
   });
   if (o.apiSecret.length === 0) throw new Error('the notifier API needs NOTIFIER_API_SECRET');
   const auth = requireServiceToken(o.apiSecret);
@@ -35,11 +40,6 @@ export function createGateway(o: GatewayOptions): OutpostApp {
   app.use('/api/notifications', auth);
   app.use('/api/system-notifications/*', auth);
   app.use('/api/system-notifications', auth);
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-  });
   mountRoutes(app, o.service, o.repo);
   return app;
 }

@@ -11,6 +11,9 @@ const controllerMain = resolve(dirname(fileURLToPath(import.meta.url)), '../../.
 const PASSWORD = 'e2e-admin-password';
 
 export interface ControllerProcess {
+  url: string;
+  /** The admin's bearer token. */
+  token: string;
   /** An authenticated call to its REST API. */
   call(
     method: string,
@@ -64,6 +67,8 @@ export function controllerProcesses(databaseUrl: () => string) {
     });
     const { access_token } = (await login.json()) as { access_token: string };
     return {
+      url: base,
+      token: access_token,
       call: async (method, path, body = {}) => {
         const res = await fetch(base + path, {
           method,

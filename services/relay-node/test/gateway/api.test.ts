@@ -6,6 +6,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { leased } from '../lease-fields.js';
 import { startTestNode } from '../service-helpers.js';
 
+/** The release version: the root package.json's, reported by every service. */
+const RELEASE = (
+  JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 type Node = Awaited<ReturnType<typeof startTestNode>>;
 const HB = { heartbeat_interval: 10, armed: true, relay_on: true };
 
@@ -40,7 +47,14 @@ describe('relay node REST API', () => {
       });
     }
     expect((await n.api('GET', '/health', undefined, null)).body).toEqual({ status: 'healthy' });
-    expect((await n.api('GET', '/health')).body).toMatchObject({ status: 'healthy', broker: 'not_used' });
+    expect((await n.api('GET', '/health')).body).toMatchObject({
+      status: 'healthy',
+      broker: 'not_used',
+      version: RELEASE,
+    });
+    expect(
+      ((await n.api('GET', '/api/openapi.json')).body as { info: { version: string } }).info.version,
+    ).toBe(RELEASE);
     expect((await n.api('GET', '/api/health')).body).toMatchObject({
       status: 'healthy',
       relay: { relay_on: false },

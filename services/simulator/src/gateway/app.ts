@@ -7,11 +7,12 @@ import {
   type MetricsAuth,
   mountWebConsole,
   type OutpostApp,
+  RELEASE_VERSION,
 } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import type { SerialDevice } from '../io/serial-devices.js';
-import { LoginLimiter, SessionStore, sessionToken } from './auth.js';
+import { LoginLimiter, SESSION_COOKIE, SessionStore, sessionToken } from './auth.js';
 import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
@@ -87,7 +88,9 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   };
   const app = createApp({
     service: 'simulator',
-    version: '1.0.0',
+    version: RELEASE_VERSION,
+    // The spec fixes the API description's version apart from the release: a breaking change bumps it.
+    apiVersion: '1.0.0',
     logger,
     title: 'Outpost GPS position simulator',
     health: opts.health,
@@ -96,6 +99,14 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     metricsAuth: opts.metricsAuth ?? null,
     bodyLimit: bodyLimitFor,
     guard,
+    // The simulator's 422s list their messages one by one as well.
+    unprocessable: (detail) => ({ detail, messages: [detail] }),
+    // The session cookie the login sets; the guard above asks for it on all but these two.
+    security: {
+      schemes: { gps_session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } },
+      required: opts.auth.bypassAuth ? [{}] : [{ gps_session: [] }],
+      open: ['/api/auth/login', '/api/auth/check'],
+    },
   });
   const hub = new WsHub(logger.child({ component: 'ws' }));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });

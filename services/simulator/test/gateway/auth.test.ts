@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { ManualClock } from '@outpost/runtime';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { Api, startTestSim, TEST_PASSWORD, TEST_USER, type TestSim } from '../helpers/sim.js';
+
+/** The release version: the root package.json's, reported by every service. */
+const RELEASE = (
+  JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const sims: TestSim[] = [];
 afterEach(async () => {
@@ -65,7 +73,11 @@ describe('session cookie authentication', () => {
     expect(health.body).toEqual({ status: 'healthy' });
     const operator = new Api(s.url);
     expect((await operator.login()).status).toBe(200);
-    expect((await operator.get('/health')).body).toMatchObject({ status: 'healthy', running: false });
+    expect((await operator.get('/health')).body).toMatchObject({
+      status: 'healthy',
+      running: false,
+      version: RELEASE,
+    });
   });
 
   it('a forged cookie is not a session; logout ends a real one', async () => {
