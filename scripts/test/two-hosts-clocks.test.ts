@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { stopOrphanServer } from '../src/embedded-db.js';
-import { adminToken, api, controllerHost } from './helpers/sites.js';
-import { freePort, type Launched, launch, signalGroup, sleep, until } from './helpers/processes.js';
+import { describe, expect, it } from 'vitest';
+import { scratchStacks } from './helpers/scratch.js';
+import { adminToken, api, controllerHost, relayHost } from './helpers/sites.js';
+import { signalGroup, sleep, until } from './helpers/processes.js';
 
 /**
  * Two hosts whose clocks disagree, as after a power cut at an offline site: each Pi boots with its own
@@ -21,15 +21,7 @@ if (CI && !existsSync(LIBFAKETIME))
 const INTERVAL_MS = 1000;
 const FAILSAFE_SECONDS = 3;
 
-const dirs: string[] = [];
-const running: Launched[] = [];
-afterAll(async () => {
-  for (const r of running) await signalGroup(r, 'SIGKILL', 5_000);
-  for (const d of dirs) {
-    await stopOrphanServer(d);
-    rmSync(d, { recursive: true, force: true });
-  }
-}, 30_000);
+const { dirs, running } = scratchStacks(30_000);
 
 const tempDir = (tag: string) => {
   const d = mkdtempSync(join(tmpdir(), `outpost-${tag}-`));
@@ -58,24 +50,17 @@ describe.skipIf(!existsSync(LIBFAKETIME)).each([
 
     const fakeTime = join(hostB, 'faketime');
     writeFileSync(fakeTime, `${skewSeconds >= 0 ? '+' : ''}${skewSeconds}\n`);
-    const relayPort = await freePort();
-    const b = launch(
-      {
-        DATA_DIR: hostB,
-        HOST: '127.0.0.1',
-        RELAYNODE_PORT: String(relayPort),
-        FAILSAFE_TIMEOUT_SECONDS: String(FAILSAFE_SECONDS),
-        GPIO_MODE: 'mock',
+    const { run: b, port: relayPort } = await relayHost(hostB, a.join, running, {
+      failsafeSeconds: FAILSAFE_SECONDS,
+      env: {
         DEV_MODE: 'true',
         LD_PRELOAD: LIBFAKETIME,
         FAKETIME_TIMESTAMP_FILE: fakeTime,
         FAKETIME_NO_CACHE: '1',
+        // The kernel's monotonic clock does not move when NTP steps the wall clock.
         FAKETIME_DONT_FAKE_MONOTONIC: '1',
       },
-      ['relay-node', '--join', a.join],
-    );
-    running.push(b);
-    await b.ready;
+    });
 
     const controller = `http://127.0.0.1:${a.ports.CONTROLLER_PORT}`;
     const relay = `http://127.0.0.1:${relayPort}`;

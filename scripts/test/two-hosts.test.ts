@@ -5,8 +5,8 @@ import { stopOrphanServer } from '../src/embedded-db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureSecrets } from '../src/secrets.js';
 import { haveMosquitto, type Mosquitto, startMosquitto } from './helpers/mosquitto.js';
-import { adminToken, api, controllerHost } from './helpers/sites.js';
-import { freePort, type Launched, launch, portOpen, signalGroup, until } from './helpers/processes.js';
+import { adminToken, api, controllerHost, relayHost } from './helpers/sites.js';
+import { type Launched, portOpen, signalGroup, until } from './helpers/processes.js';
 
 /**
  * A site as it is built: the controller on one host, the relay node on a Pi in the generator shed.
@@ -54,19 +54,13 @@ describe.skipIf(!haveMosquitto && !CI).each(['embedded broker', 'Mosquitto'])(
       const secretsA = JSON.parse(readFileSync(join(hostA, 'secrets.json'), 'utf8'));
 
       // Host B: nothing copied by hand but the join string.
-      const relayPort = await freePort();
-      const b = launch(
-        {
-          DATA_DIR: hostB,
-          HOST: '127.0.0.1',
-          RELAYNODE_PORT: String(relayPort),
-          FAILSAFE_TIMEOUT_SECONDS: String(FAILSAFE_SECONDS),
-          GPIO_MODE: 'mock',
-        },
-        ['relay-node', '--join', a.join],
-      );
-      running.push(b);
-      const outB = await b.ready;
+      const {
+        run: b,
+        port: relayPort,
+        output: outB,
+      } = await relayHost(hostB, a.join, running, {
+        failsafeSeconds: FAILSAFE_SECONDS,
+      });
       expect(outB).toMatch(/joined site "main"/);
       expect(outB).not.toMatch(/MQTT broker +mqtt:\/\/127\.0\.0\.1:\d+ +ws:/); // no broker of its own
       const secretsB = JSON.parse(readFileSync(join(hostB, 'secrets.json'), 'utf8'));

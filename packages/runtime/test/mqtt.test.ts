@@ -142,13 +142,15 @@ describe.skipIf(!hasMosquitto())('runtime MQTT client across a broker restart', 
     await broker.stop();
     await until(() => !bus.connected);
     const desired = {
-      epoch: 'e1',
+      epoch: '1',
       seq: 1,
       issued_at: Date.now(),
       expires_at: Date.now() + 30000,
       heartbeat_interval: 10,
       armed: true,
       relay_on: true,
+      challenge: null,
+      sig: 'A'.repeat(86),
     };
     await expect(bus.publish('relaynodeDesired', { id: 'n1' }, desired)).rejects.toBeInstanceOf(
       NotConnectedError,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
-import { freePorts, joinScript, type Launched, launch, portEnv } from './processes.js';
+import { freePort, freePorts, joinScript, type Launched, launch, portEnv } from './processes.js';
 
 /**
  * The two hosts of a site as tests run them: a controller host's launcher (controller and notifier,
@@ -50,4 +50,27 @@ export async function adminToken(controller: string): Promise<string> {
   });
   expect(login.status).toBe(200);
   return login.body.access_token as string;
+}
+
+/** The relay node host: a launcher running only the relay node, paired by the join string. */
+export async function relayHost(
+  dataDir: string,
+  join: string,
+  running: Launched[],
+  opts: { failsafeSeconds: number; env?: Record<string, string> },
+) {
+  const port = await freePort();
+  const run = launch(
+    {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      RELAYNODE_PORT: String(port),
+      FAILSAFE_TIMEOUT_SECONDS: String(opts.failsafeSeconds),
+      GPIO_MODE: 'mock',
+      ...opts.env,
+    },
+    ['relay-node', '--join', join],
+  );
+  running.push(run);
+  return { run, port, output: await run.ready };
 }
