@@ -34,11 +34,20 @@ export const MAX_HEARTBEAT_INTERVAL_SECONDS = 60;
 const HeartbeatInterval = z.number().int().min(1).max(MAX_HEARTBEAT_INTERVAL_SECONDS);
 
 /** The controller's boot counter, in decimal (a string, as the state has always carried epochs). */
-export const LeaseEpoch = z.string().regex(/^[1-9][0-9]{0,14}$/, 'a decimal boot counter from 1');
+export const LeaseEpoch = z
+  .string()
+  .max(15)
+  .regex(/^[1-9][0-9]{0,14}$/, 'a decimal boot counter from 1');
 /** A relay node's freshness challenge: 16 random bytes, base64url. */
-export const LeaseChallenge = z.string().regex(/^[A-Za-z0-9_-]{22}$/, '16 bytes, base64url');
+export const LeaseChallenge = z
+  .string()
+  .length(22)
+  .regex(/^[A-Za-z0-9_-]{22}$/, '16 bytes, base64url');
 /** An Ed25519 signature: 64 bytes, base64url. */
-export const LeaseSignature = z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'an Ed25519 signature, base64url');
+export const LeaseSignature = z
+  .string()
+  .length(86)
+  .regex(/^[A-Za-z0-9_-]{86}$/, 'an Ed25519 signature, base64url');
 const Seq = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 const leaseFields = {

@@ -14,13 +14,15 @@ interface Case {
 
 const now = 1_780_000_000_000;
 const desired = {
-  epoch: 'boot-1',
+  epoch: '12',
   seq: 4,
   issued_at: now,
   expires_at: now + 30_000,
   heartbeat_interval: 10,
   armed: true,
   relay_on: true,
+  challenge: 'c'.repeat(22),
+  sig: 's'.repeat(86),
 };
 
 const cases: Case[] = [
@@ -212,8 +214,10 @@ describe('enums', () => {
       'max_runtime',
       'unexpected_stop',
     ]);
-    // The spec's 14, then hoa_position_changed (its HOA rule 4), then the generator health events.
-    expect(NOTIFICATION_EVENTS).toHaveLength(23);
+    // The spec's 14, then hoa_position_changed (its HOA rule 4), the generator health events, and the
+    // safety link's relay_not_confirmed.
+    expect(NOTIFICATION_EVENTS).toHaveLength(24);
+    expect(NOTIFICATION_EVENTS.at(-1)).toBe('relay_not_confirmed');
     expect(NOTIFICATION_EVENTS[14]).toBe('hoa_position_changed');
     expect(NOTIFICATION_EVENTS).toContain('fail_to_start');
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);

@@ -51,7 +51,10 @@ describe('topic map', () => {
   });
 
   it('decodes without throwing on garbage and names the bad field', () => {
-    expect(decodePayload('relaynodeDesired', '{{{')).toEqual({ ok: false, error: 'payload is not valid JSON' });
+    expect(decodePayload('relaynodeDesired', '{{{')).toEqual({
+      ok: false,
+      error: 'payload is not valid JSON',
+    });
     const r = decodePayload('relaynodeDesired', JSON.stringify({ epoch: 'e', seq: 'one' }));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(/seq: /);

@@ -1,7 +1,7 @@
 /**
  * decodePayload is the one gate between the bus and every service's handlers. 10,000 cases per
  * property by default (FUZZ_RUNS overrides, FUZZ_SEED replays), spread over every topic of TOPICS.
- * Runs in well under a second each.
+ * Runs in a few seconds each.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ describe('decodePayload (fuzz)', () => {
     );
   });
 
-  it('round-trips every valid payload of every topic', () => {
+  it('round-trips every valid payload of every topic', { timeout: 60_000 }, () => {
     const valid = anyKey.chain((key) =>
       validValue(SCHEMAS.get(key) as JsonSchema, resolve).map((value) => ({ key, value })),
     );
@@ -77,7 +77,7 @@ describe('decodePayload (fuzz)', () => {
     );
   });
 
-  it('refuses payloads with one field wrong and names the field', () => {
+  it('refuses payloads with one field wrong and names the field', { timeout: 60_000 }, () => {
     const wrong = anyKey.chain((key) =>
       wrongValue(SCHEMAS.get(key) as JsonSchema, resolve).map((value) => ({ key, value })),
     );
