@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { hasGpioChipDevice } from '@outpost/gpiochip';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../peers.js';
-import { leased } from '../lease-fields.js';
+import { leased, TEST_LEASE_KEYS } from '../lease-fields.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
 
@@ -84,6 +84,7 @@ describe('the relay node process (dist/main.js)', () => {
     const p = run(
       {
         RELAYNODE_API_SECRET: 'k',
+        CONTROLLER_PUBLIC_KEY: TEST_LEASE_KEYS.publicKey,
         MOCK_HAT_MODE: 'true',
         HOST: '127.0.0.1',
         PORT: String(port),
@@ -98,10 +99,18 @@ describe('the relay node process (dist/main.js)', () => {
         if (Date.now() > until) throw new Error(`did not start: ${p.err()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
+      // A signed lease answering the challenge the running node issued.
+      const lease = (await (
+        await fetch(`http://127.0.0.1:${port}/api/lease`, { headers: { 'x-api-key': 'k' } })
+      ).json()) as { challenge: string };
       const hb = await fetch(`http://127.0.0.1:${port}/api/heartbeat`, {
         method: 'POST',
         headers: { 'x-api-key': 'k', 'content-type': 'application/json' },
-        body: JSON.stringify(leased({ heartbeat_interval: 10, armed: true, relay_on: true })),
+        body: JSON.stringify(
+          leased({ heartbeat_interval: 10, armed: true, relay_on: true }, Date.now(), {
+            challenge: lease.challenge,
+          }),
+        ),
       });
       expect(await hb.json()).toMatchObject({ relay_on: true });
       const exited = once(p.proc, 'exit');
