@@ -8,7 +8,7 @@ import { createCa, issueServerCert } from '@outpost/runtime/pki';
 import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { applyJoin, makeJoinString } from '../src/join.js';
-import { decodeJoin } from '../src/join-string.js';
+import { decodeJoin, encodeJoin } from '../src/join-string.js';
 import { setupTls, TlsError, tlsMode } from '../src/tls.js';
 import {
   freePorts,
@@ -365,7 +365,7 @@ describe('the launcher with TLS on', () => {
     await a.ready;
     const [relayPort, strayPort] = Object.values(await freePorts('RELAYNODE_PORT', 'STRAY_PORT'));
     // The same string with another CA in it: the relay node refuses the broker's certificate.
-    const tampered = `outpost-join-1.${Buffer.from(JSON.stringify({ ...decodeJoin(joinText), ca: other.cert })).toString('base64url')}`;
+    const tampered = encodeJoin({ ...decodeJoin(joinText), ca: other.cert });
     const stray = launch(
       { DATA_DIR: tempDir(), HOST: '127.0.0.1', RELAYNODE_PORT: String(strayPort), GPIO_MODE: 'mock' },
       ['relay-node', '--join', tampered],
