@@ -23,7 +23,7 @@ COPY outpost-*.tgz /tmp/bundle/
 # cache is a build cache mount: a rebuild with a new bundle downloads only what changed.
 RUN --mount=type=cache,target=/root/.npm \
     set -eu; \
-    [ -n "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
+    if [ -n "$NODE_EXTRA_CA_CERTS" ]; then export npm_config_cafile="$NODE_EXTRA_CA_CERTS"; else unset NODE_EXTRA_CA_CERTS; fi; \
     tar -xzf /tmp/bundle/outpost-*.tgz -C /opt; \
     mv /opt/outpost-* /opt/outpost; \
     cd /opt/outpost; \

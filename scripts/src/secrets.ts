@@ -260,7 +260,11 @@ export function resolveSecrets(
     RELAYNODE_API_SECRET: key,
     NOTIFIER_API_SECRET: notifierApi,
     LEASE_SIGNING_KEY: leaseKey,
-    ...(stored.CONTROLLER_PUBLIC_KEY ? { CONTROLLER_PUBLIC_KEY: stored.CONTROLLER_PUBLIC_KEY } : {}),
+    // A joined host keeps the controller's key from the join string; a controller host derives its own.
+    CONTROLLER_PUBLIC_KEY:
+      stored.join && stored.CONTROLLER_PUBLIC_KEY
+        ? stored.CONTROLLER_PUBLIC_KEY
+        : publicKeyText(leasePrivateKey(leaseKey)),
     ...(admin ? { ADMIN_USERNAME: admin } : {}),
     ...(adminPw !== undefined ? { ADMIN_PASSWORD: adminPw } : {}),
     ...(stored.ADMIN_PASSWORD_REMOVED && adminPwSource === 'removed'

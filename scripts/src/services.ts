@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { controllerPublicKey, type Secrets } from './secrets.js';
+import type { Secrets } from './secrets.js';
 
 export interface ServiceDef {
   name: string;
@@ -57,7 +57,9 @@ export const SERVICES: ServiceDef[] = [
     mqttUser: 'relaynode',
     env: (ctx) => ({
       RELAYNODE_API_SECRET: ctx.secrets.RELAYNODE_API_SECRET,
-      CONTROLLER_PUBLIC_KEY: controllerPublicKey(ctx.secrets),
+      ...(ctx.secrets.CONTROLLER_PUBLIC_KEY
+        ? { CONTROLLER_PUBLIC_KEY: ctx.secrets.CONTROLLER_PUBLIC_KEY }
+        : {}),
     }),
   },
   {

@@ -124,7 +124,7 @@ describe.skipIf(!existsSync(LIBFAKETIME)).each([
     console.log(`clock ${skewSeconds} s: start → relay ON ${(performance.now() - startAt).toFixed(0)} ms`);
 
     // NTP steps the node's wall clock by +10 min while the relay is ON.
-    writeFileSync(fakeTime, `+${skewSeconds + 600}\n`);
+    writeFileSync(fakeTime, `${skewSeconds + 600 >= 0 ? '+' : ''}${skewSeconds + 600}\n`);
     await sleep(4 * INTERVAL_MS);
     expect(await relayOn()).toBe(true);
     const during = await state();

@@ -1,74 +1,31 @@
 import { relaynode } from '@outpost/contracts';
 import { generateLeaseKeys, leasePrivateKey, signLease } from '@outpost/runtime/lease-keys';
-import type { Clock } from './clock.js';
-import type { DomainLogger, RelayPort } from './types.js';
+import type { LeaseView } from './relay-node-connection.js';
+import type { RelayPort } from './types.js';
+import {
+  type AckSink,
+  type ClockOffset,
+  type DesiredSink,
+  type HeartbeatOptions,
+  type LeaseLoss,
+  confirmsOn,
+  EPOCH_PASSED,
+  laterEpoch,
+  offsetFromEcho,
+  standingRefusal,
+} from './lease-types.js';
 
-/** A path that answers each heartbeat with the node's verdict (the relay node REST API). */
-export interface AckSink {
-  send(payload: relaynode.DesiredState): Promise<relaynode.HeartbeatAck>;
-}
-
-/** Where desired states go (the relaynodeDesired topic); publish throws while disconnected. */
-export interface DesiredSink {
-  readonly connected: boolean;
-  publish(payload: relaynode.DesiredState): Promise<void>;
-}
-
-export interface HeartbeatOptions {
-  sink: DesiredSink;
-  clock: Clock;
-  logger: DomainLogger;
-  intervalSeconds: number;
-  /** The controller's current intent (settable later with setIntent). */
-  intent?: () => { armed: boolean; relay_on: boolean };
-  /** Runs once per interval just before the periodic heartbeat (the connection rule's tick). */
-  onTick?: () => void;
-  /**
-   * The ON lease ran out: 'expired', without a delivered renewal (the node's failsafe has dropped the
-   * relay); 'undelivered', before any of the run's ON reached the node (a start while the broker was down).
-   */
-  onLeaseLost?: (why: LeaseLoss) => void;
-  /** The epoch of this controller run (the database's lease_epoch sequence). */
-  epoch?: string;
-  /** A new epoch above one the relay node has seen (the sequence moved past it). */
-  recoverEpoch?: (seen: string) => Promise<string>;
-  /** The relay node the leases are for: its id is bound into the signature. */
-  nodeId?: string;
-  /** Signs a lease's bytes (LEASE_SIGNING_KEY); without one, a key of this process only. */
-  signer?: (input: Uint8Array) => string;
-}
-
-/**
- * 'unconfirmed': the broker took the run's ON but the node never reported applying it within the
- * lease (cut off, refusing it, or an earlier version): its relay is OFF, so the run is over.
- */
-export type LeaseLoss = 'expired' | 'undelivered' | 'unconfirmed';
-
-/** The node's clock minus the controller's, from the NTP-style echo in the node's state. */
-export interface ClockOffset {
-  offset_ms: number;
-  rtt_ms: number;
-  measured_at: number;
-}
-
-/** An echo whose round trip took longer than this says more about the network than the clocks. */
-const MAX_OFFSET_RTT_MS = 5_000;
+export type { AckSink, ClockOffset, DesiredSink, HeartbeatOptions, LeaseLoss } from './lease-types.js';
 
 /** How many recent heartbeats keep their issue time, to date what the node reports it applied. */
 const ISSUED_KEPT = 64;
 
 /**
- * The relay lease: the controller's intent published every interval and at once on any change, with
- * a per-process epoch, an increasing seq and expires_at = issued_at + 3 x interval (the node's rules
- * in contracts' DesiredState). When an ON lease runs out with no renewal delivered (broker gone, the
- * process paused), or with none applied by the node once it had applied this run's ON (the node alone
- * cut off from the broker), the node's failsafe has dropped the relay: the run is over (comm_loss), so
- * ON is never re-sent from that run's intent, whichever of the lease timer or a late heartbeat comes
- * first. A node that reconnects after its failsafe therefore hears OFF, never a fresh ON.
- *
- * A start whose ON cannot be delivered (broker down) has a lease too, counted from the first heartbeat
- * that asked for it: if none of its ON reaches the node by then, the run is over the same way, so a
- * broker that comes back later never brings a stale start's ON.
+ * The relay lease: the controller's intent, signed, published every interval and at once on any
+ * change (epoch from the database, increasing seq, a 3-interval duration; the node's rules are in
+ * contracts' DesiredState). An ON intent the node does not confirm, or whose lease runs out unrenewed
+ * (broker gone, process paused, node cut off), means the node's relay is OFF: the run is over
+ * (comm_loss) and its ON is never re-sent, so a node that comes back hears OFF, never a stale ON.
  */
 export class HeartbeatPublisher implements RelayPort {
   private epochValue: string;
@@ -83,9 +40,11 @@ export class HeartbeatPublisher implements RelayPort {
   private confirmed = false;
   private confirmTimer: unknown = null;
   private recovering = false;
-  private offset: ClockOffset | null = null;
+  /** The node's clock minus ours, from its echo; null until measured. Read-only outside. */
+  clockOffset: ClockOffset | null = null;
   private lastEchoSeq: number | null = null;
-  private node: relaynode.RelaynodeState | null = null;
+  /** The node's newest state, as last received. Read-only outside. */
+  nodeReport: relaynode.RelaynodeState | null = null;
   private timer: unknown = null;
   private last: relaynode.DesiredState | null = null;
   /** issued_at of the newest heartbeat the broker accepted. */
@@ -181,12 +140,7 @@ export class HeartbeatPublisher implements RelayPort {
   }
 
   /** Epoch, newest seq and where the current ON lease began (for the connection rule). */
-  leaseView(): {
-    epoch: string;
-    lastSeq: number | null;
-    onSinceSeq: number | null;
-    lastChallenge: string | null;
-  } {
+  leaseView(): LeaseView {
     return {
       epoch: this.epoch,
       lastSeq: this.last?.seq ?? null,
@@ -200,16 +154,19 @@ export class HeartbeatPublisher implements RelayPort {
    * whether it confirms the current ON, the clock echo, and an epoch of ours it has already passed.
    */
   nodeState(state: relaynode.RelaynodeState, receivedAt: number): void {
-    this.node = state;
+    this.nodeReport = state;
     if (state.challenge) this.challenge = state.challenge;
-    this.measureOffset(state, receivedAt);
+    const echo = state.clock;
+    // Only an echo of a stamp this process sent: a forged or old one measures nothing.
     if (
-      state.epoch === this.epoch &&
-      this.intentOnSeq !== null &&
-      state.applied_seq !== null &&
-      state.applied_seq >= this.intentOnSeq &&
-      state.relay_on
+      echo?.epoch === this.epoch &&
+      echo.seq !== this.lastEchoSeq &&
+      this.issuedAt.get(echo.seq) === echo.controller_ms
     ) {
+      this.lastEchoSeq = echo.seq;
+      this.clockOffset = offsetFromEcho(echo, receivedAt) ?? this.clockOffset;
+    }
+    if (confirmsOn(state, this.epoch, this.intentOnSeq)) {
       this.confirmed = true;
       this.clearConfirmTimer();
     }
@@ -227,38 +184,9 @@ export class HeartbeatPublisher implements RelayPort {
     return this.intent().relay_on && this.intentOnSeq !== null && !this.confirmed;
   }
 
-  get clockOffset(): ClockOffset | null {
-    return this.offset;
-  }
-
-  /** The node's newest state, as last received. */
-  get nodeReport(): relaynode.RelaynodeState | null {
-    return this.node;
-  }
-
   /** The node's refusal of one of our leases it has not since superseded. */
   refusal(): relaynode.LeaseRefusal | null {
-    const r = this.node?.refusal;
-    if (!r || !this.node) return null;
-    const ours = r.epoch === this.epoch || r.verdict === 'unsigned';
-    const superseded =
-      this.node.epoch === this.epoch &&
-      this.node.applied_seq !== null &&
-      r.seq !== null &&
-      this.node.applied_seq > r.seq;
-    return ours && !superseded ? r : null;
-  }
-
-  private measureOffset(state: relaynode.RelaynodeState, t4: number): void {
-    const echo = state.clock;
-    if (!echo || echo.epoch !== this.epoch || echo.seq === this.lastEchoSeq) return;
-    if (this.issuedAt.get(echo.seq) !== echo.controller_ms) return;
-    this.lastEchoSeq = echo.seq;
-    const t1 = echo.controller_ms;
-    const rtt = t4 - t1 - (echo.sent_ms - echo.received_ms);
-    if (rtt < 0 || rtt > MAX_OFFSET_RTT_MS) return;
-    const offset = Math.round((echo.received_ms - t1 + (echo.sent_ms - t4)) / 2);
-    this.offset = { offset_ms: offset, rtt_ms: rtt, measured_at: t4 };
+    return standingRefusal(this.nodeReport, this.epoch);
   }
 
   /**
@@ -268,15 +196,11 @@ export class HeartbeatPublisher implements RelayPort {
   private recoverIfPassed(state: relaynode.RelaynodeState): void {
     const seen = state.epoch;
     const recover = this.opts.recoverEpoch;
-    if (!recover || this.recovering || seen === null || !relaynode.LeaseEpoch.safeParse(seen).success) return;
-    if (Number(seen) <= Number(this.epoch)) return;
+    if (!recover || this.recovering || !laterEpoch(seen, this.epoch)) return;
     this.recovering = true;
-    recover(seen)
+    recover(seen as string)
       .then((epoch) => {
-        this.opts.logger.warn(
-          { seen, epoch },
-          'the relay node had applied a later lease epoch (a restored backup, or another controller with this key): continuing with a new epoch',
-        );
+        this.opts.logger.warn({ seen, epoch }, EPOCH_PASSED);
         this.epochValue = epoch;
         return this.beat();
       })
