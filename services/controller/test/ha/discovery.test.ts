@@ -78,6 +78,8 @@ describe('controller HA discovery payload', () => {
       hoa_position: ['sensor', 'enum', null],
       input_warning: ['sensor', null, null],
       override_state: ['sensor', 'enum', null],
+      relay_not_confirmed: ['binary_sensor', 'problem', null],
+      relaynode_clock_offset: ['sensor', 'duration', 's'],
       override_force_stop: ['button', null, null],
       engine_hours: ['sensor', 'duration', 'h'],
       running_feedback: ['binary_sensor', 'running', null],
