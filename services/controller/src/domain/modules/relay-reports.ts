@@ -77,7 +77,8 @@ export class RelayReports implements ControllerModule {
       this.confirmDeadline.cancel();
       this.settle(false);
       this.confirmedAt = null;
-      this.unconfirmedReason = null;
+      // The reason stays with a standing alarm: the console and the state still say why.
+      if (this.core.state.health_alarm !== 'relay_not_confirmed') this.unconfirmedReason = null;
       this.refreshView();
     });
   }
@@ -117,8 +118,9 @@ export class RelayReports implements ControllerModule {
     const offset = this.offsetMs === null ? null : Math.round(this.offsetMs / 100) / 10;
     const v = this.linkView;
     const confirmedAt = this.confirmedAt === null ? null : Math.floor(this.confirmedAt / 1000);
-    const reason =
-      this.core.state.generator_running && this.confirmedAt === null ? this.unconfirmedReason : null;
+    const pending = this.core.state.generator_running && this.confirmedAt === null;
+    const standing = this.core.state.health_alarm === 'relay_not_confirmed';
+    const reason = pending || standing ? this.unconfirmedReason : null;
     if (
       v.relay_confirmed_at === confirmedAt &&
       v.relay_unconfirmed_reason === reason &&
