@@ -22,6 +22,10 @@ missing() {
   have ping || pkgs+=(iputils-ping)
   have dbus-daemon || pkgs+=(dbus)
   have promtool || pkgs+=(prometheus)
+  # Two hosts on one machine: the relay node's clock set apart, and faults between network namespaces.
+  [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1 ] || pkgs+=(faketime)
+  have nft || pkgs+=(nftables)
+  have ip || pkgs+=(iproute2)
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)
   if [ -x /usr/bin/python3 ]; then
     py_has aiosmtpd || pkgs+=(python3-aiosmtpd)
