@@ -26,6 +26,8 @@ missing() {
   [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1 ] || pkgs+=(faketime)
   have nft || pkgs+=(nftables)
   have ip || pkgs+=(iproute2)
+  # install-pi.sh's time step is tested against a real chronyd, in a namespace of its own.
+  have chronyd || pkgs+=(chrony)
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)
   if [ -x /usr/bin/python3 ]; then
     py_has aiosmtpd || pkgs+=(python3-aiosmtpd)
@@ -52,12 +54,21 @@ if ! have apt-get; then
 fi
 
 echo "outpost: installing the test peers: ${pkgs[*]}"
+# The packages' own daemons (chrony would reach for the public NTP pool, gpsd for a GPS) must not start:
+# the suites run their own, on loopback. Debian's policy-rc.d says no to every service start meanwhile.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy" && own_policy=1
+fi
 # Another apt-get at work holds dpkg's lock: wait for it rather than fail.
 lock=(-o DPkg::Lock::Timeout=300)
 as_root apt-get "${lock[@]}" update -qq >/dev/null
 DEBIAN_FRONTEND=noninteractive as_root apt-get "${lock[@]}" install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
-# gpsd's package starts a system daemon on some images; the tests run their own.
+[ "$own_policy" = 1 ] && as_root rm -f "$policy"
+# gpsd's package starts a system daemon on some images (through its socket unit); the tests run their own.
 as_root systemctl stop gpsd.socket gpsd >/dev/null 2>&1 || true
+as_root systemctl disable --now chrony >/dev/null 2>&1 || true
 
 missing
 if [ ${#pkgs[@]} -gt 0 ]; then

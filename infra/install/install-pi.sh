@@ -17,6 +17,10 @@
 #                      relay-node and no local broker
 #   --join STRING      the same, with the string on the command line: it then shows in the process
 #                      list and your shell history; prefer --join-file
+#   --time-from-controller   with --join: the Pi takes its time from the controller host (chrony), so
+#                      the two agree after a power cut with no internet (time-sync.sh follow)
+#   --serve-time CIDR  on the controller host: serve NTP to this network, e.g. 192.168.1.0/24, also
+#                      with no internet (chrony; time-sync.sh serve)
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
 #   --database-url URL your PostgreSQL instead of the embedded one (outpost-postgres.service)
 #   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
@@ -42,6 +46,8 @@ BUNDLE=
 JOIN=
 JOIN_ARG=0
 JOIN_FILE=
+TIME_FROM_CONTROLLER=0
+SERVE_TIME=
 NPM_CACHE=
 MQTT_URL=
 DATABASE_URL=
@@ -59,6 +65,8 @@ while [ $# -gt 0 ]; do
     --services) need_arg "$@"; SERVICES=$2; shift 2 ;;
     --join) need_arg "$@"; JOIN=$2; JOIN_ARG=1; shift 2 ;;
     --join-file) need_arg "$@"; JOIN_FILE=$2; shift 2 ;;
+    --time-from-controller) TIME_FROM_CONTROLLER=1; shift ;;
+    --serve-time) need_arg "$@"; SERVE_TIME="$SERVE_TIME $2"; shift 2 ;;
     --mqtt-url) need_arg "$@"; MQTT_URL=$2; shift 2 ;;
     --database-url) need_arg "$@"; DATABASE_URL=$2; shift 2 ;;
     --gpio) GPIO=1; shift ;;
@@ -85,6 +93,9 @@ elif [ "$JOIN_ARG" = 1 ]; then
   echo "install-pi: --join puts the secret in the process list and your shell history; next time use --join-file FILE or --join-file -" >&2
 fi
 if [ -n "$JOIN" ]; then SERVICES=relay-node; fi
+if [ "$TIME_FROM_CONTROLLER" = 1 ] && [ -z "$JOIN" ]; then
+  echo "install-pi: --time-from-controller goes with --join-file: the join string names the controller host" >&2; exit 2
+fi
 # Without a DATABASE_URL the controller and notifier use the embedded PostgreSQL, a unit of its own.
 if [ -z "$DATABASE_URL" ]; then
   case " $SERVICES " in *" controller "*|*" notifier "*) SERVICES="postgres $SERVICES" ;; esac
@@ -234,14 +245,17 @@ if [ -n "$JOIN" ]; then
   say "joining the site (relay node)"
   [ -f scripts/dist/join.js ] || die "this bundle cannot join a site (scripts/dist/join.js is missing)"
   # On standard input (printf is a builtin): not in node's command line, readable in /proc by others.
-  printf '%s' "$JOIN" | "$NODE" --input-type=module -e '
+  JOINED=$(printf '%s' "$JOIN" | "$NODE" --input-type=module -e '
     const { readFileSync } = await import("node:fs");
     // The data dir first: join.js runs its own command line when argv[1] names it.
     const [dataDir, script] = process.argv.slice(1);
     const { applyJoin } = await import(script);
     const site = applyJoin(dataDir, readFileSync(0, "utf8").trim());
     console.log(`joined site "${site.site}" on ${site.mqtt_url}`);
-  ' "$DATA_DIR" "$PREFIX/scripts/dist/join.js" || die "the join string was refused"
+    console.log(new URL(site.mqtt_url).hostname);
+  ' "$DATA_DIR" "$PREFIX/scripts/dist/join.js") || die "the join string was refused"
+  echo "$JOINED" | head -n 1
+  CONTROLLER_HOST=$(echo "$JOINED" | tail -n 1)
   JOIN=
 fi
 
@@ -259,6 +273,18 @@ if [ "$SYSTEM" = 1 ]; then
   # DATA_DIR and root's files in it stay root's; each unit gets its own state folder (the embedded
   # PostgreSQL its cluster, DATA_DIR/postgres). No link there is ever followed: data-dir-owners.sh.
   sh infra/install/data-dir-owners.sh "$DATA_DIR"
+fi
+
+if [ "$TIME_FROM_CONTROLLER" = 1 ] || [ -n "$SERVE_TIME" ]; then
+  say "time (chrony)"
+  if ! command -v chronyd >/dev/null 2>&1; then
+    [ "$SYSTEM" = 1 ] || die "chrony is not installed and --no-system forbids apt-get: install chrony first"
+    apt-get install -y -q chrony || die "could not install chrony (offline? install it from your local mirror or cache)"
+  fi
+  if [ "$TIME_FROM_CONTROLLER" = 1 ]; then sh infra/install/time-sync.sh follow "$CONTROLLER_HOST"; fi
+  # shellcheck disable=SC2086 # one network per word
+  if [ -n "$SERVE_TIME" ]; then sh infra/install/time-sync.sh serve $SERVE_TIME; fi
+  if [ "$SYSTEMD" = 1 ]; then systemctl restart chrony || systemctl restart chronyd || true; fi
 fi
 
 if [ "$SYSTEMD" = 1 ]; then

@@ -319,6 +319,7 @@ describe('systemd units', () => {
       'install/install-pi.sh',
       'install/data-dir-owners.sh',
       'install/data-dir-owners.test.sh',
+      'install/time-sync.sh',
       'mosquitto/make-passwd.sh',
       'emqx/add-users.sh',
     ]) {
