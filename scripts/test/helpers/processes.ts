@@ -72,9 +72,18 @@ export interface Launched {
  * `npm start` as a user runs it: its own process group (a shell's foreground job), so a test can send
  * a terminal's Ctrl-C, or SIGKILL the whole group as a power cut would.
  */
-export function launch(env: Record<string, string>, args: string[] = [], cwd = root): Launched {
+export function launch(
+  env: Record<string, string>,
+  args: string[] = [],
+  cwd = root,
+  opts: { netns?: string } = {},
+): Launched {
   let out = '';
-  const proc = spawn(process.execPath, [launcherScript, ...args], {
+  // `ip netns exec` execs the launcher in place: the same pid and process group, on that host's network.
+  const [cmd, argv] = opts.netns
+    ? ['ip', ['netns', 'exec', opts.netns, process.execPath, launcherScript, ...args]]
+    : [process.execPath, [launcherScript, ...args]];
+  const proc = spawn(cmd, argv, {
     cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,7 @@ export const ADMIN_PASSWORD = 'correct-horse-battery';
 export async function controllerHost(
   dataDir: string,
   running: Launched[],
-  opts: { mqttUrl?: string; env?: Record<string, string> } = {},
+  opts: { mqttUrl?: string; env?: Record<string, string>; netns?: string; joinUrl?: string } = {},
 ) {
   const ports = await freePorts('CONTROLLER_PORT', 'NOTIFIER_PORT', 'MQTT_PORT', 'MQTT_WS_PORT');
   const env: Record<string, string> = {
@@ -24,10 +24,11 @@ export async function controllerHost(
     ...portEnv(ports),
     ...opts.env,
   };
-  const run = launch(env, ['controller', 'notifier']);
+  const run = launch(env, ['controller', 'notifier'], undefined, { netns: opts.netns });
   running.push(run);
   await run.ready;
-  const token = spawnSync(process.execPath, [joinScript, 'token'], {
+  const joinArgs = opts.joinUrl ? ['token', '--mqtt-url', opts.joinUrl] : ['token'];
+  const token = spawnSync(process.execPath, [joinScript, ...joinArgs], {
     env: { PATH: process.env.PATH, ...env },
     encoding: 'utf8',
   });
@@ -57,7 +58,7 @@ export async function relayHost(
   dataDir: string,
   join: string,
   running: Launched[],
-  opts: { failsafeSeconds: number; env?: Record<string, string> },
+  opts: { failsafeSeconds?: number; env?: Record<string, string>; netns?: string },
 ) {
   const port = await freePort();
   const run = launch(
@@ -65,11 +66,13 @@ export async function relayHost(
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       RELAYNODE_PORT: String(port),
-      FAILSAFE_TIMEOUT_SECONDS: String(opts.failsafeSeconds),
+      ...(opts.failsafeSeconds ? { FAILSAFE_TIMEOUT_SECONDS: String(opts.failsafeSeconds) } : {}),
       GPIO_MODE: 'mock',
       ...opts.env,
     },
     ['relay-node', '--join', join],
+    undefined,
+    { netns: opts.netns },
   );
   running.push(run);
   return { run, port, output: await run.ready };

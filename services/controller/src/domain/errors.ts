@@ -21,6 +21,7 @@ export const REFUSAL_MESSAGES = {
   lockout: 'Cannot start - runtime lockout is active; acknowledge it with POST /api/generator/clear-lockout',
   force_stop: 'Cannot start - force_stop override is active',
   relay_unavailable: 'Cannot start - the relay node link (MQTT broker) is unavailable',
+  relay_node_disconnected: 'Cannot start - the relay node is not connected; waiting for it',
   db_unavailable: 'Cannot start - the database is unavailable',
 } as const;
 

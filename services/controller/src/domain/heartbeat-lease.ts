@@ -119,7 +119,10 @@ export class HeartbeatPublisher implements RelayPort {
    * lost then, even while the broker still takes every heartbeat.
    */
   applied(epoch: string | null, seq: number | null): void {
-    if (epoch !== this.epoch || seq === null || this.onSince === null || seq < this.onSince) return;
+    // This run's first ON seq, not the first delivered one: the node's report can overtake the
+    // broker's acknowledgement of the very heartbeat it applied.
+    const onSeq = this.intentOnSeq;
+    if (epoch !== this.epoch || seq === null || onSeq === null || seq < onSeq) return;
     const issued = this.issuedAt.get(seq);
     if (issued === undefined || (this.lastAppliedAt !== null && issued <= this.lastAppliedAt)) return;
     this.lastAppliedAt = issued;
@@ -128,7 +131,7 @@ export class HeartbeatPublisher implements RelayPort {
     this.appliedTimer = clock.setTimeout(
       () => {
         this.appliedTimer = null;
-        if (this.onSince === null || this.lastAppliedAt !== issued) return;
+        if (this.intentOnSeq === null || this.lastAppliedAt !== issued) return;
         if (this.intent().relay_on) this.markLeaseLost('expired');
       },
       issued + this.leaseMs - clock.now() + 1,

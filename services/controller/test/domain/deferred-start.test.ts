@@ -59,4 +59,33 @@ describe('a start while the broker is down', () => {
     });
     expect(h.controller.desired().relay_on).toBe(false);
   });
+
+  it('a relay node failsafe ends the input signal run with comm_loss; the signal waits for the node, then starts a new run', async () => {
+    const h = await harness({ armed: true });
+    await h.controller.relayReported({ connected: true });
+    await h.controller.setBmsSignal(true);
+    await h.settle();
+    const first = h.repo.runs[0]!;
+    expect(first).toMatchObject({ trigger_type: 'bms', stop_reason: null });
+
+    // The link is cut: the node is shown disconnected, then its lease runs out (the node failed safe).
+    await h.controller.relayReported({ connected: false, missed_heartbeat_count: 3 });
+    await h.controller.relayReported({ failsafe_triggered: true });
+    expect(h.repo.runs[0]).toMatchObject({ id: first.id, stop_reason: 'comm_loss' });
+    // Every later evaluation while the node is away: no new run into a link that cannot close the relay.
+    for (let i = 4; i < 8; i++) await h.controller.relayReported({ missed_heartbeat_count: i });
+    await h.settle();
+    expect(h.repo.state?.generator_running).toBe(false);
+    expect(h.repo.runs).toHaveLength(1);
+
+    // The node is back and the signal still holds: a new run by the normal rules, the old one not resumed.
+    await h.controller.relayReported({ connected: true, missed_heartbeat_count: 0 });
+    expect(h.repo.state?.generator_running).toBe(true);
+    expect(h.repo.runs).toHaveLength(2);
+    expect(h.repo.runs.find((r) => r.id !== first.id)).toMatchObject({
+      trigger_type: 'bms',
+      stop_reason: null,
+    });
+    expect(h.repo.runs.find((r) => r.id === first.id)).toMatchObject({ stop_reason: 'comm_loss' });
+  });
 });

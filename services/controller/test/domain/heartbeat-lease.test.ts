@@ -159,6 +159,38 @@ describe('heartbeat lease', () => {
     r.hb.stop();
   });
 
+  it('a node report of the ON that overtakes the broker acknowledgement still starts the lease watch', async () => {
+    const r = rig();
+    r.hb.start();
+    r.setRunning(true);
+    // The broker forwards the heartbeat to the node, and the node's state comes back, before this
+    // process has taken the broker's PUBACK: the report lands while the publish is still pending.
+    let acked!: () => void;
+    r.sink.publish = async (p: relaynode.DesiredState) => {
+      r.sent.push(p);
+      await new Promise<void>((res) => {
+        acked = res;
+      });
+    };
+    const beat = r.hb.beat();
+    const on = r.sent.at(-1) as relaynode.DesiredState;
+    nodeApplied(r, on);
+    acked();
+    await beat;
+    expect(r.hb.relayConfirmed).toBe(true);
+    // Then the link is cut: no state ever again, though the broker keeps taking heartbeats.
+    r.sink.publish = async (p: relaynode.DesiredState) => {
+      r.sent.push(p);
+    };
+    r.clock.set(on.issued_at + 30_000);
+    await r.settle();
+    expect(r.lost()).toBe(0);
+    r.clock.advance(1);
+    await r.settle();
+    expect(r.lost()).toBe(1);
+    r.hb.stop();
+  });
+
   it('only applied heartbeats of this run count: other epochs, older seqs and a node that never applied are ignored', async () => {
     const r = rig();
     r.hb.start();
