@@ -3,6 +3,8 @@
 # (an SMTP server, D-Bus with python3-dbusmock, gpsd fed through socat, Chromium, Mosquitto, promtool…),
 # so each one missing is installed with apt-get, as root or through `sudo -n`. Without either it stops
 # with one line naming the Debian packages to install. When everything is there it does nothing.
+# Under CI=true it also starts, on loopback, the servers the suites reach by TEST_DATABASE_URL,
+# TEST_MQTT_URL and TEST_REDIS_URL (PostgreSQL, Mosquitto, Redis) when they are not listening.
 set -uo pipefail
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -37,14 +39,49 @@ missing() {
   fi
 }
 
-missing
-[ ${#pkgs[@]} -eq 0 ] && exit 0
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }
+
+# Under CI the suites use the machine's own servers: each one not listening is started as Debian would.
+start_servers() {
+  [ "${CI:-}" = true ] || return 0
+  if ! listening 5432; then
+    echo "outpost: starting PostgreSQL"
+    as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+    for _ in $(seq 1 50); do listening 5432 && break; sleep 0.2; done
+  fi
+  # A fresh install has no trust auth on TCP: give postgres a password and make sure the test database exists.
+  as_root su postgres -c "psql -qtAc \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null 2>&1 || true
+  as_root su postgres -c "psql -qtAc \"SELECT 1 FROM pg_database WHERE datname='test'\"" 2>/dev/null | grep -q 1 ||
+    as_root su postgres -c "createdb test" >/dev/null 2>&1 || true
+  if ! listening 1883; then
+    echo "outpost: starting Mosquitto"
+    as_root mosquitto -d -c /etc/mosquitto/mosquitto.conf || true
+    for _ in $(seq 1 50); do listening 1883 && break; sleep 0.2; done
+  fi
+  if ! listening 6379; then
+    echo "outpost: starting Redis"
+    as_root mkdir -p /var/lib/redis /var/log/redis
+    as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+      --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
+    for _ in $(seq 1 50); do listening 6379 && break; sleep 0.2; done
+  fi
+}
 
 if [ "$(id -u)" = 0 ]; then
   as_root() { "$@"; }
 elif have sudo && sudo -n true >/dev/null 2>&1; then
   as_root() { sudo -n "$@"; }
 else
+  as_root() { return 1; }
+fi
+
+missing
+if [ ${#pkgs[@]} -eq 0 ]; then
+  start_servers
+  exit 0
+fi
+
+if ! as_root true; then
   echo "outpost: npm test needs these Debian packages: ${pkgs[*]} (sudo apt-get install ${pkgs[*]}), or run it as root" >&2
   exit 1
 fi
@@ -75,3 +112,4 @@ if [ ${#pkgs[@]} -gt 0 ]; then
   echo "outpost: npm test needs these Debian packages, still missing after apt-get install: ${pkgs[*]}" >&2
   exit 1
 fi
+start_servers
