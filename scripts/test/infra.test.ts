@@ -889,6 +889,9 @@ describe('install-pi.sh with a release bundle', () => {
 
     const second = install();
     expect(second.status, `${second.stdout}\n${second.stderr}`).toBe(0);
+    // The password was this install's to print once; controller.env never holds it.
+    expect(second.stdout).not.toContain('Controller login: admin / ');
+    expect(readFileSync(join(etc, 'controller.env'), 'utf8')).not.toContain('ADMIN_PASSWORD');
     expect(readFileSync(join(data, 'secrets.json'), 'utf8')).toBe(secrets);
     expect(readFileSync(join(data, 'relay-node', 'settings.json'), 'utf8')).toBe('{"kept":true}\n');
     expect(existsSync(join(prefix, 'left-over-from-the-old-version'))).toBe(false);
