@@ -9,8 +9,8 @@ STEP="$HERE/data-dir-owners.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root to plant links as another user"; exit 0; }
 AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups"
 export OUTPOST_GROUP=nogroup OUTPOST_USER_POSTGRES=nobody OUTPOST_USER_BROKER=nobody \
-  OUTPOST_USER_SIMULATOR=nobody OUTPOST_USER_RELAY_NODE=nobody OUTPOST_GROUP_POSTGRES=nogroup \
-  OUTPOST_GROUP_BROKER=nogroup
+  OUTPOST_USER_SIMULATOR=nobody OUTPOST_USER_RELAY_NODE=nobody OUTPOST_USER_CONTROLLER=nobody \
+  OUTPOST_USER_NOTIFIER=nobody OUTPOST_USER_DASHBOARD=nobody
 
 WORK=$(mktemp -d /tmp/outpost-owners-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -61,7 +61,7 @@ unchanged "$WORK/shadow4"
 
 # 4. The result: DATA_DIR root's and writable by root alone; root's files stay root's.
 [ "$(stat -c '%u %a' "$D")" = "0 751" ] || fail "DATA_DIR is $(stat -c '%u %a' "$D")"
-[ "$(stat -c '%u %a' "$D/secrets.json")" = "0 640" ] || fail "secrets.json is $(stat -c '%u %a' "$D/secrets.json")"
+[ "$(stat -c '%u %a' "$D/secrets.json")" = "0 600" ] || fail "secrets.json is $(stat -c '%u %a' "$D/secrets.json")"
 [ "$(stat -c '%u %a' "$D/tls/ca.key")" = "0 600" ] || fail "ca.key is $(stat -c '%u %a' "$D/tls/ca.key")"
 [ "$(stat -c '%U %a' "$D/relay-node")" = "nobody 700" ] || fail "relay-node/ is $(stat -c '%U %a' "$D/relay-node")"
 # The database account can no longer replace root's files: DATA_DIR is not its to write.

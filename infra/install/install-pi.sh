@@ -175,7 +175,7 @@ NODE=$(command -v node)
 say "node $(node -v), npm $(npm -v)"
 
 # One system user per unit (outpost-<unit>), all in the group `outpost`, which may traverse DATA_DIR and
-# read the TLS certificate and key there and nothing else. Only the relay node gets gpio (and the polkit
+# read the TLS certificates there and nothing else; each unit reads only its own key (tls/<unit>/). Only the relay node gets gpio (and the polkit
 # rule), the controller gpio (BMS/HOA inputs), the simulator dialout (serial NMEA).
 UNIT_USERS="outpost-broker outpost-postgres outpost-notifier outpost-relay-node outpost-controller outpost-simulator outpost-dashboard"
 if [ "$SYSTEM" = 1 ]; then
@@ -266,6 +266,12 @@ if [ -n "$MQTT_URL" ]; then
 else
   "$NODE" infra/systemd/write-env.mjs --data-dir "$DATA_DIR" --out "$ETC"
 fi
+# The admin password exists in clear only until the controller's first start has made the user (then
+# forget-admin.js removes it): read now, printed once below, and only by the install that generated it.
+ADMIN=
+if [ "$FIRST_INSTALL" = 1 ] && [ -f "$ETC/controller.first-start.env" ]; then
+  ADMIN=$(sed -n 's/^ADMIN_PASSWORD=//p' "$ETC/controller.first-start.env")
+fi
 if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
@@ -313,18 +319,12 @@ if [ "$START" = 1 ]; then
   sleep 5
   systemctl --no-pager --lines=0 status $(for s in $SERVICES; do printf 'outpost-%s.service ' "$s"; done) || true
 fi
-# The admin password is printed only by the install that generated it, and only while secrets.json still
-# holds it: the controller keeps its hash once it has made the user, and any later password (changed
-# with POST /api/auth/password) is not this one.
+# The admin password is printed only by the install that generated it: any later password (changed with
+# POST /api/auth/password) is not this one, and after the first start no clear copy is kept.
 case " $SERVICES " in
   *" controller "*)
-    if [ "$FIRST_INSTALL" = 1 ]; then
-      ADMIN=$("$NODE" -p "JSON.parse(require('fs').readFileSync('$DATA_DIR/secrets.json','utf8')).ADMIN_PASSWORD ?? ''")
-    else
-      ADMIN=
-    fi
     if [ -n "$ADMIN" ]; then
-      say "done. Controller login: admin / $ADMIN (shown once; change it with POST /api/auth/password)"
+      say "done. Controller login: admin / $ADMIN (shown once, kept nowhere in clear after the controller's first start; change it with POST /api/auth/password)"
     else
       say "done. Controller login: admin, with the password you set (this install did not make it)"
     fi ;;

@@ -9,7 +9,7 @@
 // <service>.env files hold secrets and are rewritten on every run (mode 0600). A DATA_DIR paired by
 // `join.js apply` (a relay node on its own Pi) puts the controller's broker and the site in
 // relay-node.env, so a new join string takes effect on the next run.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,6 +30,8 @@ const { DATABASE_ROLES, metricsEnv, METRICS_TOKEN_FILE_NAME } = await import(
   join(root, 'scripts', 'dist', 'secrets.js')
 );
 const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
+const { unitTls } = await import(join(root, 'scripts', 'dist', 'unit-tls.js'));
+const { writePostgresSecrets } = await import(join(root, 'scripts', 'dist', 'postgres-secrets.js'));
 const { DEFAULT_PREFIX } = await import(join(root, 'contracts', 'dist', 'prefix.js'));
 const DATABASE_NAME = 'outpost';
 
@@ -63,8 +65,9 @@ if (!existsSync(join(out, 'outpost.env'))) {
 
 // TLS as `npm start` does it, from outpost.env (TLS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
 // TLS_NAMES, HOST): on unless HOST is loopback, the local CA under DATA_DIR/tls when no certificate is
-// given. tls.env, read by every unit after outpost.env, names the files; install-pi.sh makes them
-// readable by the units' group and keeps the CA key root's.
+// given. tls.env, read by every unit last, names the CAs to trust; each unit's own <unit>.env names its
+// own certificate and key under DATA_DIR/tls/<unit>/ (unit-tls.ts), which install-pi.sh gives to that
+// unit's user alone. The CA key and the launcher's shared server.key stay root's.
 const fileEnv = Object.fromEntries(
   readFileSync(join(out, 'outpost.env'), 'utf8')
     .split('\n')
@@ -77,7 +80,11 @@ const tls = await setupTls({
   localHost: '127.0.0.1',
   dataDir,
 });
-write('tls.env', tls.env);
+write(
+  'tls.env',
+  Object.fromEntries(Object.entries(tls.env).filter(([k]) => k !== 'TLS_CERT_FILE' && k !== 'TLS_KEY_FILE')),
+);
+const own = await unitTls(dataDir, tls);
 // Off loopback every unit's /metrics (and the broker's METRICS_PORT) needs the generated token, unless
 // outpost.env sets a credential of its own; Prometheus reads the same token from a credentials_file
 // (infra/README.md, "Prometheus"): DATA_DIR/metrics-token.
@@ -86,11 +93,23 @@ if (metrics.METRICS_TOKEN)
   process.stdout.write(
     `/metrics needs the bearer token in ${join(dataDir, METRICS_TOKEN_FILE_NAME)} (HOST is not loopback)\n`,
   );
-write('broker.env', { MQTT_PORT: '1883', MQTT_WS_PORT: '9001', METRICS_PORT: '9883', ...metrics });
+write('broker.env', {
+  MQTT_PORT: '1883',
+  MQTT_WS_PORT: '9001',
+  METRICS_PORT: '9883',
+  ...metrics,
+  ...own.broker,
+});
 if (tls.on) process.stdout.write(`TLS on:\n${tls.lines.join('\n')}\n`);
 
 const ports = Object.fromEntries(SERVICES.map((s) => [s.name, s.defaultPort]));
-const ctx = { secrets, adminUsername: values['admin-username'], ports, host: '0.0.0.0', tls: tls.on };
+// controller.env never holds the admin password: until the controller has made its first user it is
+// in controller.first-start.env alone, which the unit's ExecStartPost (forget-admin.js) removes, with
+// the clear copy in secrets.json, once the controller answers /health.
+const { ADMIN_PASSWORD: adminPassword, ...kept } = secrets;
+const ctx = { secrets: kept, adminUsername: values['admin-username'], ports, host: '0.0.0.0', tls: tls.on };
+if (adminPassword) write('controller.first-start.env', { ADMIN_PASSWORD: adminPassword });
+else rmSync(join(out, 'controller.first-start.env'), { force: true });
 for (const svc of SERVICES) {
   write(`${svc.name}.env`, {
     [svc.portEnv]: String(svc.defaultPort),
@@ -98,6 +117,7 @@ for (const svc of SERVICES) {
     MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
     ...svc.env(ctx),
     ...metrics,
+    ...(own[svc.name] ?? {}),
     ...(joined && svc.name === 'relay-node'
       ? { MQTT_URL: joined.mqtt_url, MQTT_TOPIC_PREFIX: joined.prefix, RELAYNODE_ID: joined.site }
       : {}),
@@ -107,6 +127,8 @@ for (const svc of SERVICES) {
       : {}),
   });
 }
+// The embedded PostgreSQL's unit reads its passwords from a file of its own, never secrets.json.
+writePostgresSecrets(dataDir, secrets);
 // The embedded PostgreSQL (outpost-postgres.service): each data-owning service's own role. Loaded before
 // outpost.env by the units, so a DATABASE_URL set there (your own PostgreSQL) wins.
 for (const role of DATABASE_ROLES) {

@@ -400,7 +400,7 @@ async function startServer(opts: {
 /** Starts (initialising on the first run) the server under DATA_DIR/postgres and provisions it. */
 export async function startEmbeddedDatabase(opts: {
   dataDir: string;
-  secrets: Secrets;
+  secrets: Pick<Secrets, 'postgres'>;
   port: number;
   deadline: number;
   log: (line: string) => void;

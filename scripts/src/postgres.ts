@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { DatabaseError, startEmbeddedDatabase } from './embedded-db.js';
+import { readPostgresSecrets } from './postgres-secrets.js';
 import { resolveSecrets, SecretError } from './secrets.js';
 
 export const DEFAULT_POSTGRES_PORT = 54320;
@@ -17,7 +18,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new DatabaseError('Invalid environment variable POSTGRES_PORT: expected a port number');
   }
-  const { secrets } = resolveSecrets(dataDir, {});
+  // Under systemd its own file (postgres-secrets.json); secrets.json is root's there.
+  const secrets = readPostgresSecrets(dataDir) ?? resolveSecrets(dataDir, {}).secrets;
   const db = await startEmbeddedDatabase({
     dataDir,
     secrets,

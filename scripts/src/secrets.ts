@@ -65,7 +65,7 @@ export const JoinedSite = z.object({
 });
 export type JoinedSite = z.infer<typeof JoinedSite>;
 
-const SecretsFile = z.object({
+export const SecretsFile = z.object({
   JWT_SECRET: jwtSecret,
   RELAYNODE_API_SECRET: relayKey,
   /** Signs the controller's calls to the notifier; only those two get it. */

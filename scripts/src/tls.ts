@@ -32,6 +32,8 @@ export interface LaunchTls {
   caPem: string | null;
   /** Start-up lines; no secret in them. */
   lines: string[];
+  /** Where the served certificate comes from, for a copy or a certificate of its own per unit (unit-tls.ts). */
+  origin?: { kind: 'local-ca'; dir: string; names: string[] } | { kind: 'files'; cert: string; key: string };
 }
 
 export class TlsError extends Error {
@@ -70,7 +72,7 @@ const covers = (cert: X509Certificate, name: string) =>
     ? cert.checkIP(name) !== undefined
     : cert.checkHost(name) !== undefined;
 
-function writePrivate(path: string, text: string, mode: number): void {
+export function writePrivate(path: string, text: string, mode: number): void {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, text, { mode });
   chmodSync(tmp, mode);
@@ -109,6 +111,20 @@ async function localCa(
   if (!ca.checkPrivateKey(createPrivateKey(readFileSync(caKey)))) {
     throw new TlsError(`${caKey} is not the key of ${caCert}`);
   }
+  const reissued = await ensureServerCert(dir, { cert: caPem, key: readFileSync(caKey, 'utf8') }, names);
+  return { created, caPem, reissued: reissued && !created };
+}
+
+/**
+ * DIR/server.pem and DIR/server.key signed by `ca` for `names`, reissued when a name is missing, the CA
+ * is another, or it is within 30 days of expiry; true when it was (re)issued now.
+ */
+export async function ensureServerCert(
+  dir: string,
+  ca: { cert: string; key: string },
+  names: string[],
+): Promise<boolean> {
+  const caX = new X509Certificate(ca.cert);
   const serverCert = join(dir, 'server.pem');
   const serverKey = join(dir, 'server.key');
   let current: X509Certificate | null = null;
@@ -119,19 +135,18 @@ async function localCa(
     current = null;
   }
   const fresh =
-    current?.checkIssued(ca) === true &&
-    current.verify(ca.publicKey) &&
+    current?.checkIssued(caX) === true &&
+    current.verify(caX.publicKey) &&
     Date.parse(current.validTo) - Date.now() > 30 * DAY_MS &&
     names.every((n) => covers(current, n));
-  if (!fresh) {
-    const server = await (await pki()).issueServerCert(
-      { cert: caPem, key: readFileSync(caKey, 'utf8') },
-      { names, commonName: hostname() || 'localhost' },
-    );
-    writePrivate(serverKey, server.key, 0o600);
-    writePrivate(serverCert, server.cert, 0o644);
-  }
-  return { created, caPem, reissued: !fresh && !created };
+  if (fresh) return false;
+  const server = await (await import('@outpost/runtime/pki')).issueServerCert(ca, {
+    names,
+    commonName: hostname() || 'localhost',
+  });
+  writePrivate(serverKey, server.key, 0o600);
+  writePrivate(serverCert, server.cert, 0o644);
+  return true;
 }
 
 /** NODE_EXTRA_CA_CERTS takes one file: the CAs to trust, with any the operator had set, in one bundle. */
@@ -178,6 +193,7 @@ export async function setupTls(opts: {
   let keyFile: string;
   let caPem: string | null = null;
   let givenCa: string | null = null;
+  let origin: LaunchTls['origin'];
   if (env.TLS_CA_FILE) {
     try {
       givenCa = readFileSync(env.TLS_CA_FILE, 'utf8');
@@ -198,6 +214,7 @@ export async function setupTls(opts: {
         `the certificate does not name ${opts.localHost}, the address the services use to reach each other on this host; add it, or set HOST to a name the certificate holds`,
       );
     }
+    origin = { kind: 'files', cert: certFile, key: keyFile };
     lines.push(`  certificate   ${certFile} (TLS_CERT_FILE)`);
     if (caPem)
       lines.push(`  CA            ${env.TLS_CA_FILE}, SHA-256 ${new X509Certificate(caPem).fingerprint256}`);
@@ -211,6 +228,7 @@ export async function setupTls(opts: {
     caPem = made.caPem;
     certFile = join(dir, 'server.pem');
     keyFile = join(dir, 'server.key');
+    origin = { kind: 'local-ca', dir, names };
     const fp = new X509Certificate(caPem).fingerprint256;
     lines.push(
       `  CA            ${join(dir, 'ca.pem')}${made.created ? ' (created now)' : ''}`,
@@ -229,5 +247,6 @@ export async function setupTls(opts: {
     ca: trust ? readFileSync(trust, 'utf8') : undefined,
     caPem,
     lines,
+    origin,
   };
 }

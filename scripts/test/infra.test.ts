@@ -118,7 +118,7 @@ describe('systemd units', () => {
 
   it('every script a unit runs is built from a source file in this repository', () => {
     for (const [file, keys] of units) {
-      for (const key of ['ExecStart', 'ExecStopPost']) {
+      for (const key of ['ExecStart', 'ExecStartPost', 'ExecStopPost']) {
         for (const line of keys.get(key) ?? []) {
           const script = line.split(/\s+/)[1]!;
           expect(script, `${file} ${key}`).toMatch(/^\/opt\/outpost\/.+\/dist\/.+\.js$/);
@@ -238,25 +238,39 @@ describe('systemd units', () => {
       for (const f of services) {
         const name = f.replace(/^outpost-/, '').replace(/\.service$/, '');
         const files = (units.get(f)?.get('EnvironmentFile') ?? []).map((p) => p.replace(/^-/, ''));
-        const own = [`${name}.env`, `${name}.db.env`].map((b) => `/etc/outpost/${b}`);
+        const own = [`${name}.env`, `${name}.db.env`, `${name}.first-start.env`].map(
+          (b) => `/etc/outpost/${b}`,
+        );
         const shared = ['/etc/outpost/outpost.env', '/etc/outpost/tls.env'];
         for (const file of files) expect([...shared, ...own], `${f}: ${file}`).toContain(file);
       }
     });
 
-    it('TLS under systemd: every unit reads tls.env after its other files; the key is group-readable, the CA key root only', () => {
+    it('TLS under systemd: every unit reads tls.env after its other files; each unit’s key is its own, the CA key root only', () => {
       for (const f of services) {
         const files = units.get(f)?.get('EnvironmentFile') ?? [];
         expect(files.at(-1), f).toBe('-/etc/outpost/tls.env');
       }
       const owners = readFileSync(join(infra, 'install', 'data-dir-owners.sh'), 'utf8');
       expect(owners).toContain('own "$DATA_DIR/tls" "root:$GROUP" 0750');
-      expect(owners).toContain('*/server.key) own "$f" "root:$GROUP" 0640');
-      expect(owners).toContain('*/ca.key) own "$f" root:root 0600');
+      expect(owners).toContain('*/server.key) own "$g" "$u:root" 0600');
+      expect(owners).not.toContain('server.key) own "$f" "root:$GROUP"');
     });
+
+    it('each unit reads its own TLS key and no other’s; only root reads secrets.json (shell test, as root)', () => {
+      const r = spawnSync('sh', [join(infra, 'install', 'unit-keys.test.sh')], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE: process.execPath },
+        timeout: 60_000,
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      if (r.stdout.startsWith('skip:')) console.log(`unit-keys.test.sh ${r.stdout.trim()}`);
+      else expect(r.stdout.trim().split('\n').at(-1)).toBe('ok');
+    }, 60_000);
   });
 
-  it('write-env.mjs names the TLS files in tls.env (on unless HOST is loopback) and the services call each other over https', () => {
+  it('write-env.mjs names the CAs in tls.env and each unit its own certificate (on unless HOST is loopback); the services call each other over https', () => {
     const dir = tempDir('env-tls');
     const run = () =>
       spawnSync(
@@ -268,9 +282,14 @@ describe('systemd units', () => {
       );
     expect(run().status).toBe(0);
     const tlsEnv = readFileSync(join(dir, 'etc', 'tls.env'), 'utf8');
-    expect(tlsEnv).toContain(`TLS_CERT_FILE=${join(dir, 'data', 'tls', 'server.pem')}\n`);
-    expect(tlsEnv).toContain(`TLS_KEY_FILE=${join(dir, 'data', 'tls', 'server.key')}\n`);
+    expect(tlsEnv).not.toContain('TLS_KEY_FILE=');
     expect(tlsEnv).toContain(`NODE_EXTRA_CA_CERTS=${join(dir, 'data', 'tls', 'trust.pem')}\n`);
+    for (const unit of ['broker', 'controller', 'relay-node', 'notifier', 'simulator', 'dashboard']) {
+      const env = readFileSync(join(dir, 'etc', `${unit}.env`), 'utf8');
+      expect(env, unit).toContain(`TLS_CERT_FILE=${join(dir, 'data', 'tls', unit, 'server.pem')}\n`);
+      expect(env, unit).toContain(`TLS_KEY_FILE=${join(dir, 'data', 'tls', unit, 'server.key')}\n`);
+      expect(statSync(join(dir, 'data', 'tls', unit, 'server.key')).mode & 0o777, unit).toBe(0o600);
+    }
     expect(statSync(join(dir, 'data', 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
     const controller = readFileSync(join(dir, 'etc', 'controller.env'), 'utf8');
     expect(controller).toContain('RELAYNODE_URL=https://127.0.0.1:8001\n');
@@ -289,6 +308,7 @@ describe('systemd units', () => {
     );
     expect(run().status).toBe(0);
     expect(readFileSync(join(dir, 'etc', 'tls.env'), 'utf8')).not.toContain('TLS_CERT_FILE=/');
+    expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).not.toContain('TLS_CERT_FILE=/');
     expect(readFileSync(join(dir, 'etc', 'controller.env'), 'utf8')).toContain(
       'RELAYNODE_URL=http://127.0.0.1:8001\n',
     );
@@ -311,7 +331,13 @@ describe('systemd units', () => {
     expect(install).not.toMatch(/join\.js apply[^\n]*"\$JOIN"/);
     // A stale admin password is never printed: only the install that made it, while it is still kept.
     expect(install).not.toMatch(/say "done\. Controller login: admin \/ \$ADMIN \(also in/);
-    expect(install).toContain('if [ "$FIRST_INSTALL" = 1 ]; then');
+    expect(install).toContain(
+      'if [ "$FIRST_INSTALL" = 1 ] && [ -f "$ETC/controller.first-start.env" ]; then',
+    );
+    // Read before any unit starts: the controller's first start removes it (forget-admin.js).
+    expect(install.indexOf('ADMIN=$(sed -n')).toBeLessThan(
+      install.indexOf('systemctl restart outpost.target'),
+    );
   });
 
   it('the Pi install script and the broker helper scripts are valid sh', () => {
@@ -320,6 +346,7 @@ describe('systemd units', () => {
       'install/data-dir-owners.sh',
       'install/data-dir-owners.test.sh',
       'install/time-sync.sh',
+      'install/unit-keys.test.sh',
       'mosquitto/make-passwd.sh',
       'emqx/add-users.sh',
     ]) {
@@ -863,6 +890,9 @@ describe('install-pi.sh with a release bundle', () => {
 
     const second = install();
     expect(second.status, `${second.stdout}\n${second.stderr}`).toBe(0);
+    // The password was this install's to print once; controller.env never holds it.
+    expect(second.stdout).not.toContain('Controller login: admin / ');
+    expect(readFileSync(join(etc, 'controller.env'), 'utf8')).not.toContain('ADMIN_PASSWORD');
     expect(readFileSync(join(data, 'secrets.json'), 'utf8')).toBe(secrets);
     expect(readFileSync(join(data, 'relay-node', 'settings.json'), 'utf8')).toBe('{"kept":true}\n');
     expect(existsSync(join(prefix, 'left-over-from-the-old-version'))).toBe(false);

@@ -14,7 +14,7 @@ import {
 } from './db-errors.js';
 import { mountDocs } from './docs.js';
 import { allowedMethods } from './methods.js';
-import { readNodeBody } from './node-body.js';
+import { isStreamed, markStreamed, readNodeBody, refusedBody } from './node-body.js';
 import { refuseNul } from './nul.js';
 import { completeDocument, type DocumentSecurity } from './openapi-document.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
@@ -59,6 +59,11 @@ export interface AppOptions {
    * (a file upload) while every other route keeps the small one.
    */
   bodyLimit?: number | ((c: Context) => number);
+  /**
+   * True for a request whose route reads its own (large) body as it arrives, with readBodyChunks and
+   * its bodyLimit: the front layer neither collects that body nor looks into it (refuseNul).
+   */
+  streamBody?: (c: Context) => boolean;
   metrics?: Metrics;
   /** Paths not logged per request (health probes, metrics scrapes). */
   quietPaths?: string[];
@@ -103,10 +108,7 @@ export function createApp(opts: AppOptions): OutpostApp {
   const limitOption = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const maxSizeFor = (c: Context): number =>
     typeof limitOption === 'function' ? limitOption(c) : limitOption;
-  const tooLarge = (c: Context) =>
-    // The rest of the body is never read: close the connection rather than leave it half-consumed
-    // under the client's next request.
-    c.json({ detail: `Request body larger than ${maxSizeFor(c)} bytes` }, 413, { Connection: 'close' });
+  const tooLarge = (c: Context) => refusedBody(c, 'too_large', maxSizeFor(c));
   const bodyRead = new WeakSet<Context>();
   app.use('*', async (c, next) => {
     const start = performance.now();
@@ -116,9 +118,10 @@ export function createApp(opts: AppOptions): OutpostApp {
         c.res = refused;
         return;
       }
-      const body = await readNodeBody(c, maxSizeFor(c));
-      if (body === 'too_large') c.res = tooLarge(c);
-      else if (body === 'aborted') c.res = c.json({ detail: 'Request body incomplete' }, 400);
+      const streamed = opts.streamBody?.(c) === true;
+      if (streamed) markStreamed(c);
+      const body = streamed ? 'streamed' : await readNodeBody(c, maxSizeFor(c));
+      if (body === 'too_large' || body === 'aborted') c.res = refusedBody(c, body, maxSizeFor(c));
       else {
         if (body === 'read') bodyRead.add(c);
         await next();
@@ -142,7 +145,9 @@ export function createApp(opts: AppOptions): OutpostApp {
   // Outside Node (app.request(), other runtimes) the body is read by Hono, bounded here. Only
   // methods that carry a body: asking a GET for its body would build a full web Request.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', (c, next) =>
-    bodyRead.has(c) ? next() : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
+    bodyRead.has(c) || isStreamed(c)
+      ? next()
+      : bodyLimit({ maxSize: maxSizeFor(c), onError: tooLarge })(c, next),
   );
 
   app.use('*', refuseNul(opts.unprocessable));

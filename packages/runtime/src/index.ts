@@ -1,5 +1,5 @@
 export { createApp, DEFAULT_BODY_LIMIT, HttpError, type OutpostApp, validationHook } from './app.js';
-export { rawBodyOf } from './node-body.js';
+export { rawBodyOf, readBodyChunks, refusedBody } from './node-body.js';
 export { type Clock, ManualClock, systemClock, type TimerHandle, TimerSlot, withTimeout } from './clock.js';
 export {
   baseEnvShape,

@@ -76,6 +76,88 @@ export async function readNodeBody(c: Context, maxSize: number): Promise<BodyRea
   return 'read';
 }
 
+/** The answer to a body that is too large (413, closing the connection) or incomplete (400). */
+export function refusedBody(c: Context, why: 'too_large' | 'aborted', maxSize: number): Response {
+  return why === 'too_large'
+    ? // The rest of the body is never read: close the connection rather than leave it half-consumed
+      // under the client's next request.
+      c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' })
+    : c.json({ detail: 'Request body incomplete' }, 400);
+}
+
+const streamed = new WeakSet<Context>();
+
+/** The front layer leaves this request's body to its route (the app's streamBody option). */
+export function markStreamed(c: Context): void {
+  streamed.add(c);
+}
+
+/** The body is the route's to read as it arrives: the front layer neither collects nor checks it. */
+export function isStreamed(c: Context): boolean {
+  return streamed.has(c);
+}
+
+/**
+ * Hands each chunk of the request body to `onChunk` as it arrives (under Node, the socket's chunks of
+ * at most 64 KiB each, one per turn of the event loop), at most maxSize bytes in all: a route reads a
+ * large upload without ever holding it whole, and no step of the read works on more than one chunk.
+ * For a route the app's streamBody option names; the answer is 'read', or why not (refusedBody).
+ */
+export async function readBodyChunks(
+  c: Context,
+  maxSize: number,
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<'read' | 'too_large' | 'aborted'> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > maxSize) return 'too_large';
+  let size = 0;
+  const take = (chunk: Uint8Array): boolean => {
+    size += chunk.length;
+    if (size > maxSize) return false;
+    onChunk(chunk);
+    return true;
+  };
+  const incoming = incomingOf(c);
+  if (incoming && !incoming.readableEnded) {
+    return new Promise((resolve) => {
+      const done = (result: 'read' | 'too_large' | 'aborted') => {
+        incoming.off('data', onData);
+        incoming.off('end', onEnd);
+        incoming.off('error', onAbort);
+        incoming.off('close', onAbort);
+        resolve(result);
+      };
+      const onData = (chunk: Buffer) => {
+        if (take(chunk)) return;
+        incoming.pause();
+        done('too_large');
+      };
+      const onEnd = () => done('read');
+      const onAbort = () => done('aborted');
+      incoming.on('data', onData);
+      incoming.once('end', onEnd);
+      incoming.once('error', onAbort);
+      incoming.once('close', onAbort);
+    });
+  }
+  // Another runtime (or app.request()): the web Request's stream, read the same way.
+  const body = c.req.raw.body;
+  if (!body) return 'read';
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return 'read';
+      if (!take(value)) {
+        await reader.cancel();
+        return 'too_large';
+      }
+    }
+  } catch {
+    return 'aborted';
+  }
+}
+
 /** The bytes readNodeBody read (undefined when it did not: another runtime, or no body). */
 export function rawBodyOf(c: Context): Buffer | undefined {
   const raw = incomingOf(c)?.rawBody;

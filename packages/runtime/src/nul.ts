@@ -1,4 +1,5 @@
 import type { Context, Next } from 'hono';
+import { isStreamed } from './node-body.js';
 
 export const NUL_DETAIL = 'Text must not contain the NUL character (U+0000)';
 
@@ -20,7 +21,9 @@ export const refuseNul =
   async (c: Context, next: Next): Promise<Response | undefined> => {
     if (/%00/.test(c.req.url)) return c.json(body(NUL_DETAIL), 422);
     const type = c.req.header('content-type') ?? '';
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && type.includes('json')) {
+    // A streamed body (a file upload, up to megabytes) is its route's to read as it arrives: decoding
+    // it here whole would hold the event loop, and its route stores no text in PostgreSQL.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && type.includes('json') && !isStreamed(c)) {
       const text = await c.req.text();
       if (/\\u0000/i.test(text)) {
         let parsed: unknown;

@@ -4,6 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { readBodyChunks, refusedBody } from '../src/node-body.js';
 import { type RunningServer, serveApp } from '../src/serve.js';
 
 // Bodies under Node are read by the front layer from Node's own stream: over a real socket they
@@ -18,7 +19,8 @@ beforeAll(async () => {
     service: 'demo',
     version: '1.0.0',
     logger: pino({ level: 'silent' }),
-    bodyLimit: LIMIT,
+    bodyLimit: (c) => (c.req.path === '/stream' ? 4 * LIMIT : LIMIT),
+    streamBody: (c) => c.req.path === '/stream',
     guard: (c) => (c.req.header('x-refuse') ? c.json({ detail: 'refused' }, 401) : undefined),
   });
   const Body = z.object({ name: z.string().max(100), n: z.number().int().optional() }).strict();
@@ -35,6 +37,17 @@ beforeAll(async () => {
   app.put('/raw', async (c) => {
     const bytes = Buffer.from(await c.req.raw.arrayBuffer());
     return c.json({ hex: bytes.toString('hex') });
+  });
+  // A route that reads its own body as it arrives: the chunks as they came, and their sizes.
+  app.post('/stream', async (c) => {
+    const sizes: number[] = [];
+    const parts: Buffer[] = [];
+    const read = await readBodyChunks(c, 4 * LIMIT, (chunk) => {
+      sizes.push(chunk.length);
+      parts.push(Buffer.from(chunk));
+    });
+    if (read !== 'read') return refusedBody(c, read, 4 * LIMIT);
+    return c.json({ sizes, text: Buffer.concat(parts).toString('utf8') });
   });
   srv = await serveApp(app, { port: 0, host: '127.0.0.1' });
   host = '127.0.0.1';
@@ -186,5 +199,37 @@ describe('request bodies read from Node', () => {
     const res = await send('POST', '/echo', chunks, headers);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ name: 'after' });
+  });
+});
+
+describe('a body its route streams (streamBody)', () => {
+  it('reaches the route chunk by chunk as the client sends it, up to the route’s own limit', async () => {
+    const res = await send('POST', '/stream', ['a'.repeat(1000), 'b'.repeat(1000), 'c'.repeat(1000)], {
+      'content-type': 'text/plain',
+    });
+    expect(res.status).toBe(200);
+    const body = res.json as { sizes: number[]; text: string };
+    // More than the app-wide LIMIT, and never gathered into one piece before the route.
+    expect(body.text).toBe(`${'a'.repeat(1000)}${'b'.repeat(1000)}${'c'.repeat(1000)}`);
+    expect(body.sizes.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...body.sizes)).toBeLessThanOrEqual(1000);
+  });
+
+  it('over its limit, declared or not, is 413 with the connection closed, as any other body', async () => {
+    const declared = await send('POST', '/stream', ['x'], { 'content-length': String(4 * LIMIT + 1) });
+    expect(declared.status).toBe(413);
+    expect(declared.json).toEqual({ detail: `Request body larger than ${4 * LIMIT} bytes` });
+    const grown = await send('POST', '/stream', ['x'.repeat(3 * LIMIT), 'x'.repeat(2 * LIMIT)]);
+    expect(grown.status).toBe(413);
+    expect(grown.headers.connection).toBe('close');
+  });
+
+  it('is not decoded by the NUL check, which still refuses a NUL in any other JSON body', async () => {
+    const nul = JSON.stringify({ name: 'a\u0000b' });
+    const streamed = await send('POST', '/stream', [nul], { 'content-type': 'application/json' });
+    expect(streamed.status).toBe(200);
+    expect((streamed.json as { text: string }).text).toBe(nul);
+    const other = await send('POST', '/echo', [nul], { 'content-type': 'application/json' });
+    expect(other.status).toBe(422);
   });
 });

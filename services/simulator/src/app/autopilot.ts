@@ -1,7 +1,7 @@
 import type { simulator } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime';
 import type { Flight, FlightState } from '../domain/flight/flight.js';
-import { completeTrack, parseTrack, Player } from '../domain/replay/index.js';
+import { completeTrack, parseTrack, Player, type TrackText } from '../domain/replay/index.js';
 import { flightPlanView, newFlight } from './flight-plans.js';
 import { ServiceError } from './service-error.js';
 
@@ -77,7 +77,7 @@ export class Autopilot {
   }
 
   /** An uploaded file: parsed, bad lines skipped and counted; 422 when no point at all reads. */
-  async load(text: string, q: { format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }) {
+  async load(text: TrackText, q: { format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }) {
     // Read in slices with a turn of the event loop between them: the outputs keep their second.
     const track = await parseTrack(text, q.format, () => new Promise<void>((r) => setImmediate(r)));
     if (track.points.length === 0) {

@@ -17,7 +17,7 @@ import { type AirportDeps, airportRoutes } from './routes-airports.js';
 import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
 import { flightPlanRoutes } from './routes-flightplan.js';
-import { bodyLimitFor, replayRoutes } from './routes-replay.js';
+import { bodyLimitFor, isReplayUpload, replayRoutes } from './routes-replay.js';
 import { WsHub } from './ws-hub.js';
 
 /** Where `vite build web` writes the console. */
@@ -98,6 +98,8 @@ export function buildGateway(opts: GatewayOptions): Gateway {
     healthDetail: (c) => opts.auth.bypassAuth || sessions.touch(sessionToken(c)) !== null,
     metricsAuth: opts.metricsAuth ?? null,
     bodyLimit: bodyLimitFor,
+    // The replay upload is read as it arrives (routes-replay.ts), never collected whole first.
+    streamBody: isReplayUpload,
     guard,
     // The simulator's 422s list their messages one by one as well.
     unprocessable: (detail) => ({ detail, messages: [detail] }),

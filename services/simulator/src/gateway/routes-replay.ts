@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { simulator } from '@outpost/contracts';
-import { DEFAULT_BODY_LIMIT, rawBodyOf } from '@outpost/runtime';
+import { DEFAULT_BODY_LIMIT, readBodyChunks, refusedBody } from '@outpost/runtime';
 import type { Context } from 'hono';
 import type { SimulatorService } from '../app/simulator-service.js';
 import { input, jsonRoute } from './openapi.js';
@@ -8,31 +8,31 @@ import { input, jsonRoute } from './openapi.js';
 const Status = simulator.ReplayStatus;
 const MAX_MB = simulator.REPLAY_MAX_BYTES / (1024 * 1024);
 
+export const isReplayUpload = (c: Context): boolean =>
+  c.req.method === 'POST' && c.req.path === '/api/replay';
+
 /** The upload alone may be this large (see the app's bodyLimit); every other body stays small. */
 export function bodyLimitFor(c: Context): number {
-  return c.req.method === 'POST' && c.req.path === '/api/replay'
-    ? simulator.REPLAY_MAX_BYTES
-    : DEFAULT_BODY_LIMIT;
+  return isReplayUpload(c) ? simulator.REPLAY_MAX_BYTES : DEFAULT_BODY_LIMIT;
 }
 
-/** Bytes decoded between two turns of the event loop. */
-const DECODE_SLICE = 256 * 1024;
-
 /**
- * The upload as text, decoded a slice at a time (a streaming TextDecoder keeps a character split
- * between slices whole): one 10 MB decode would hold the simulator's outputs for tens of ms.
+ * The upload as text in the pieces it arrived in: each socket chunk (at most 64 KiB) is decoded when
+ * it comes (a streaming TextDecoder keeps a character split between chunks whole), in its own turn of
+ * the event loop. The 10 MB file is never held as one buffer nor joined into one string: the readers
+ * take the pieces (parseTrack), so no step works on the whole file at once.
  */
-async function bodyText(c: Context): Promise<string> {
-  const raw = rawBodyOf(c);
-  if (!raw) return c.req.text();
+async function bodyParts(c: Context): Promise<string[] | Response> {
   const decoder = new TextDecoder();
   const parts: string[] = [];
-  for (let at = 0; at < raw.length; at += DECODE_SLICE) {
-    parts.push(decoder.decode(raw.subarray(at, at + DECODE_SLICE), { stream: true }));
-    await new Promise<void>((r) => setImmediate(r));
-  }
-  parts.push(decoder.decode());
-  return parts.join('');
+  const read = await readBodyChunks(c, simulator.REPLAY_MAX_BYTES, (chunk) => {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text) parts.push(text);
+  });
+  if (read !== 'read') return refusedBody(c, read, simulator.REPLAY_MAX_BYTES);
+  const tail = decoder.decode();
+  if (tail) parts.push(tail);
+  return parts;
 }
 
 export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void {
@@ -55,7 +55,9 @@ export function replayRoutes(app: OpenAPIHono, service: SimulatorService): void 
     },
     async (c) => {
       const q = input<{ format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }>(c, 'query');
-      return c.json(await autopilot.load(await bodyText(c), q), 200);
+      const parts = await bodyParts(c);
+      if (parts instanceof Response) return parts;
+      return c.json(await autopilot.load(parts, q), 200);
     },
   );
 

@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { slicesOf, type TrackText } from './text-parts.js';
 import { MAX_PROBLEMS, type Pause, Problems, type Track, type TrackPoint } from './track.js';
 
 const FEET_PER_METRE = 1 / 0.3048;
@@ -71,7 +72,7 @@ const localName = (name: string) => name.slice(name.indexOf(':') + 1);
  * backwards) is skipped and counted; at malformed XML reading stops, keeping the points before it, and
  * the problem is reported. Points without any time are spaced one second apart.
  */
-export async function parseGpx(text: string, pause: Pause): Promise<Track> {
+export async function parseGpx(text: TrackText, pause: Pause): Promise<Track> {
   const lists: Record<Kind, PointList> = { trkpt: new PointList('trkpt'), rtept: new PointList('rtept') };
   let xmlProblem: string | null = null;
   let point: { kind: Kind; lat: number; lon: number; ele?: string; time?: string } | null = null;
@@ -117,8 +118,8 @@ export async function parseGpx(text: string, pause: Pause): Promise<Track> {
   });
 
   try {
-    for (let at = 0; at < text.length; at += CHUNK_CHARS) {
-      parser.write(text.slice(at, at + CHUNK_CHARS));
+    for (const slice of slicesOf(text, CHUNK_CHARS)) {
+      parser.write(slice);
       await pause();
     }
     parser.close();

@@ -1,4 +1,5 @@
 import { parseNmeaSentence } from '../nmea-ingest.js';
+import { linesOf, type TrackText } from './text-parts.js';
 import { type Pause, Problems, type Track, type TrackPoint } from './track.js';
 
 /** Lines read between two turns of the event loop. */
@@ -26,19 +27,8 @@ function dateOf(text: string | undefined): number | null {
   return Date.UTC(y < 80 ? 2000 + y : 1900 + y, mo - 1, d);
 }
 
-/** The lines of a text with their index, found with indexOf: no 10 MB regular-expression split. */
-function* linesOf(text: string): Generator<[number, string]> {
-  let start = 0;
-  for (let i = 0; start <= text.length; i++) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    yield [i, text.slice(start, end > start && text[end - 1] === '\r' ? end - 1 : end)];
-    start = end + 1;
-  }
-}
-
-async function firstDate(text: string, pause: Pause): Promise<number | null> {
-  for (const [i, raw] of linesOf(text)) {
+async function firstDate(text: TrackText, pause: Pause): Promise<number | null> {
+  for (const [i, raw] of linesOf(text, MAX_LINE_CHARS)) {
     if (i % LINES_PER_SLICE === LINES_PER_SLICE - 1) await pause();
     if (raw.length > MAX_LINE_CHARS || !raw.includes('RMC,')) continue;
     const sentence = raw.slice(Math.max(0, raw.indexOf('$'))).trim();
@@ -57,13 +47,13 @@ async function firstDate(text: string, pause: Pause): Promise<number | null> {
  * date the log is placed on 1 January 1970; a time that runs backwards past midnight moves to the next day.
  * A slice of lines at a time, with `pause` between them, like the GPX reader.
  */
-export async function parseNmeaLog(text: string, pause: Pause): Promise<Track> {
+export async function parseNmeaLog(text: TrackText, pause: Pause): Promise<Track> {
   const problems = new Problems();
   const points: TrackPoint[] = [];
   // GGA lines before the first RMC belong to that RMC's day.
   let day = (await firstDate(text, pause)) ?? 0;
   let lastTimeOfDay = -1;
-  for (const [i, raw] of linesOf(text)) {
+  for (const [i, raw] of linesOf(text, MAX_LINE_CHARS)) {
     if (i % LINES_PER_SLICE === LINES_PER_SLICE - 1) await pause();
     if (raw.length > MAX_LINE_CHARS) {
       problems.add(`line ${i + 1}: too long for an NMEA sentence`);
