@@ -69,7 +69,7 @@ const DOC = {
 type Fault = 'none' | 'nul-500' | 'malformed-415' | 'big-id-echoed' | 'trace-404' | 'allow-missing';
 let fault: Fault = 'none';
 
-function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
+function handle(req: IncomingMessage, res: ServerResponse, body: string): ServerResponse {
   const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
   const m = /^\/api\/items\/([^/?]+)$/.exec(req.url ?? '');

@@ -77,10 +77,10 @@ describe('relay node OpenAPI document', () => {
     };
     expect(accepts(hb)).toBe(true);
     expect(accepts({ ...hb, ...lease })).toBe(true);
-    for (const key of Object.keys(lease)) {
+    for (const key of Object.keys(lease) as (keyof typeof lease)[]) {
       const { [key]: _left, ...partial } = lease;
       expect(accepts({ ...hb, ...partial }), `without ${key}`).toBe(false);
-      expect(accepts({ ...hb, [key]: lease[key as keyof typeof lease] }), `${key} alone`).toBe(false);
+      expect(accepts({ ...hb, [key]: lease[key] }), `${key} alone`).toBe(false);
       // The server says the same.
       expect((await node.api('POST', '/api/heartbeat', { ...hb, ...partial })).status, `without ${key}`).toBe(
         422,
