@@ -29,11 +29,12 @@ export function deliveryReason(
 ): DeliveryReason {
   const m = error ? REFUSAL.exec(error) : null;
   if (m) {
-    const [, kind, address] = m;
+    const [, kind = '', address] = m;
+    const a = /^[aeiou]/i.test(kind) ? 'an' : 'a'; // "an unspecified address", "a loopback address"
     const text =
       kind === 'metadata'
         ? `Not sent: ${address} is a cloud metadata address, which is never reached. Point this at another address.`
-        : `Not sent: ${address} is a ${kind} address, outside the networks the ${service} may reach. ` +
+        : `Not sent: ${address} is ${a} ${kind} address, outside the networks the ${service} may reach. ` +
           `Add ${address} (or its network) to OUTBOUND_ALLOWED_NETWORKS of the ${service} and restart it, ` +
           `or point this at another address.`;
     return { status: 'refused', text, bad: true };
