@@ -121,6 +121,10 @@ export const HeartbeatRequest = z
         ctx.addIssue({ code: 'custom', path: [key], message: 'required when any lease field is given' });
       }
     }
+  })
+  // The refinement, as the API description says it to a generated client: every lease field or none.
+  .meta({
+    anyOf: [{ required: [...LEASE_KEYS] }, { not: { anyOf: LEASE_KEYS.map((k) => ({ required: [k] })) } }],
   });
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequest>;
 

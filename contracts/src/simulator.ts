@@ -424,14 +424,15 @@ export type ReplayStatus = z.infer<typeof ReplayStatus>;
 /** GET /api/airports/near: the airports around a point, nearest first (for the console's map). */
 export const AirportNearQuery = z
   .object({
-    // Required together: coerced numbers would otherwise be described as optional.
+    // Required together: coerced numbers would otherwise be described as optional. A missing one is
+    // coerced to NaN, which zod's own message would name; the user is told what to send instead.
     lat: z.coerce
-      .number()
+      .number({ error: 'a number is required (lat and lon together)' })
       .min(-90)
       .max(90)
       .meta({ param: { required: true } }),
     lon: z.coerce
-      .number()
+      .number({ error: 'a number is required (lat and lon together)' })
       .min(-180)
       .max(180)
       .meta({ param: { required: true } }),

@@ -139,11 +139,28 @@ export function validValue(
   return arb;
 }
 
+/**
+ * An object's anyOf member with the object's own properties and required keys: a refinement written
+ * as `{ required: ['interval_hours'] }` beside the properties (MaintenanceItemInput, HeartbeatRequest)
+ * is generated as the whole object that meets it, not as a bare fragment. The object's property
+ * schemas win over a member's shorter ones (their bounds are the real ones).
+ */
+function withParent(s: JsonSchema, member: JsonSchema): JsonSchema {
+  if (!s.properties || member.$ref) return member;
+  const { anyOf: _any, oneOf: _one, ...parent } = s;
+  return {
+    ...parent,
+    ...member,
+    properties: { ...member.properties, ...parent.properties },
+    required: [...new Set([...(parent.required ?? []), ...(member.required ?? [])])],
+  };
+}
+
 function validInner(s: JsonSchema, resolve: Resolver, name: string, depth: number): fc.Arbitrary<unknown> {
   if ('const' in s) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
   const alts = s.anyOf ?? s.oneOf;
-  if (alts) return fc.oneof(...alts.map((a) => validValue(a, resolve, name, depth)));
+  if (alts) return fc.oneof(...alts.map((a) => validValue(withParent(s, a), resolve, name, depth)));
   if (s.allOf?.[0]) return validValue(s.allOf[0], resolve, name, depth);
   const ts = types(s);
   if (ts.length > 1) return fc.oneof(...ts.map((type) => validInner({ ...s, type }, resolve, name, depth)));

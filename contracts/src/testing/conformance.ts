@@ -5,7 +5,8 @@
  *  - never a 5xx (unless the test names the operation and the exact detail);
  *  - a status the operation documents;
  *  - a content type the document gives for that status, and a body its schema accepts (ajv).
- * An unsupported method must get 405 with an Allow header naming the documented methods.
+ * An unsupported method must get 405 with an Allow header naming the documented methods, and a JSON
+ * body that does not parse an answer the document gives.
  */
 import { request as httpRequest } from 'node:http';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -124,6 +125,20 @@ interface Built {
   what: string;
 }
 
+/** The operation's path with its path and query parameters filled in from `vals` (in that order). */
+function fillPath(op: Operation, vals: unknown[]): string {
+  let path = op.path;
+  const query: string[] = [];
+  [...op.pathParams, ...op.queryParams].forEach((p, i) => {
+    const v = vals[i];
+    if (v === undefined) return;
+    const s = encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
+    if (i < op.pathParams.length) path = path.replace(`{${p.name}}`, s);
+    else query.push(`${encodeURIComponent(p.name)}=${s}`);
+  });
+  return path + (query.length ? `?${query.join('&')}` : '');
+}
+
 function requestArb(op: Operation, resolve: Resolver): fc.Arbitrary<Built> {
   const params = [...op.pathParams, ...op.queryParams];
   const paramArb = fc.tuple(...params.map((p) => validValue(p.schema, resolve)));
@@ -136,19 +151,11 @@ function requestArb(op: Operation, resolve: Resolver): fc.Arbitrary<Built> {
       const vals = values.map((v, i) =>
         !mutateBody && i === pick % Math.max(1, params.length) ? mutate(v, kind, pick) : v,
       );
-      let path = op.path;
-      const query: string[] = [];
-      params.forEach((p, i) => {
-        const v = vals[i];
-        if (v === undefined) return;
-        const s = encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
-        if (i < op.pathParams.length) path = path.replace(`{${p.name}}`, s);
-        else query.push(`${encodeURIComponent(p.name)}=${s}`);
-      });
+      const path = fillPath(op, vals);
       const payload = mutateBody ? mutate(body, kind, pick) : body;
       const req: ConformanceRequest = {
         method: op.method,
-        path: path + (query.length ? `?${query.join('&')}` : ''),
+        path,
         headers: payload === undefined ? {} : { 'content-type': 'application/json' },
         body: payload === undefined ? undefined : JSON.stringify(payload),
       };
@@ -258,10 +265,41 @@ export async function conformancePass(
   }
 
   const tried = ops.filter((o) => !(opts.skip ?? []).includes(o.key));
+  // Every operation that takes a JSON body, sent one that does not parse (valid parameters): the
+  // answer is one the document gives (400), with its content type and body, never a 5xx.
+  for (const op of tried.filter((o) => o.body)) {
+    const vals = sample(
+      fc.tuple(...[...op.pathParams, ...op.queryParams].map((p) => validValue(p.schema, resolve))),
+    );
+    const req: ConformanceRequest = {
+      method: op.method,
+      path: fillPath(op, vals),
+      headers: { 'content-type': 'application/json' },
+      body: '{"broken',
+    };
+    check(op, req, await send(req), 'malformed JSON');
+  }
   const perOp = Math.max(1, Math.ceil(opts.runs / Math.max(1, tried.length)));
   for (const op of tried) {
     const built = fc.sample(requestArb(op, resolve), { numRuns: perOp, seed: FUZZ_SEED });
     for (const b of built) check(b.op, b.req, await send(b.req), b.what);
   }
   return { cases, failures };
+}
+
+/**
+ * Whether a request body meets the operation's documented schema, as a client generated from the
+ * document (or a validating proxy) would judge it: for tests that a rule the server enforces is in the
+ * document too.
+ */
+export function documentedBodyCheck(doc: Json, method: string, path: string): (body: unknown) => boolean {
+  const schema = doc.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.schema;
+  if (!schema) throw new Error(`${method} ${path} documents no JSON body`);
+  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
+  addFormats.default(ajv);
+  const validate = ajv.compile({
+    components: toJsonSchema(doc.components ?? {}),
+    allOf: [toJsonSchema(schema)],
+  });
+  return (body) => validate(body) === true;
 }

@@ -309,6 +309,11 @@ describe('optional DASHBOARD_AUTH', () => {
         .status,
     ).toBe(200);
     expect((await fetch(`${authDash.url}/health`)).status).toBe(200);
+    // With the credentials /health says more, and its version is the release's, as everywhere.
+    const health = await fetch(`${authDash.url}/health`, {
+      headers: { authorization: auth('ops', 's3cret:x') },
+    });
+    expect(await health.json()).toMatchObject({ status: 'healthy', service: 'dashboard', version: RELEASE });
     await expect(openWs(`${authDash.url.replace('http', 'ws')}/ws`)).rejects.toThrow('HTTP 401');
     const ok = await openWs(`${authDash.url.replace('http', 'ws')}/ws`, {
       authorization: auth('ops', 's3cret:x'),

@@ -27,6 +27,11 @@ export interface Stack {
   nodeStatus(): Promise<{ relay_on: boolean; armed: boolean; physical_safety_engaged: boolean }>;
   /** Presses or releases the EPO button at the relay node (the controller has no endpoint for it). */
   setEpo(engaged: boolean): Promise<void>;
+  /**
+   * Stops the controller or the notifier and starts it again on the same port, database and data
+   * folder, with `env` added to its environment (an administrator's edit followed by a restart).
+   */
+  restart(which: 'controller' | 'notifier', env: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,47 +62,41 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
     );
     started.push(node);
     const notifierPort = await freePort();
-    const notifier = await startService(
-      NOTIFIER_MAIN,
-      {
-        NOTIFIER_PORT: String(notifierPort),
-        HOST: '127.0.0.1',
-        NOTIFIER_API_SECRET,
-        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
-        MQTT_URL: broker.url,
-        DATA_DIR: join(dir, 'notifier'),
-        DATABASE_URL: tdb.url,
-        NOTIFIER_RETRY_DELAYS_SECONDS: '1',
-      },
-      notifierPort,
-    );
+    const notifierEnv: Record<string, string> = {
+      NOTIFIER_PORT: String(notifierPort),
+      HOST: '127.0.0.1',
+      NOTIFIER_API_SECRET,
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
+      MQTT_URL: broker.url,
+      DATA_DIR: join(dir, 'notifier'),
+      DATABASE_URL: tdb.url,
+      NOTIFIER_RETRY_DELAYS_SECONDS: '1',
+    };
+    const notifier = await startService(NOTIFIER_MAIN, notifierEnv, notifierPort);
     started.push(notifier);
     const ctlPort = await freePort();
-    const controller = await startService(
-      CONTROLLER_MAIN,
-      {
-        JWT_SECRET,
-        NOTIFIER_URL: notifier.url,
-        NOTIFIER_API_SECRET,
-        // The test's webhook receiver is on loopback.
-        OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
-        ADMIN_USERNAME: ADMIN,
-        ADMIN_PASSWORD: PASSWORD,
-        MQTT_URL: broker.url,
-        RELAYNODE_API_SECRET: NODE_SECRET,
-        LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
-        GPIO_MODE: 'mock',
-        DEV_MODE: 'true',
-        HOA_BOOT_DELAY_SECONDS: '0',
-        HEARTBEAT_INTERVAL_SECONDS: '1',
-        HOST: '127.0.0.1',
-        CONTROLLER_PORT: String(ctlPort),
-        DATA_DIR: join(dir, 'controller'),
-        DATABASE_URL: tdb.url,
-        ...controllerEnv,
-      },
-      ctlPort,
-    );
+    const controllerBaseEnv: Record<string, string> = {
+      JWT_SECRET,
+      NOTIFIER_URL: notifier.url,
+      NOTIFIER_API_SECRET,
+      // The test's webhook receiver is on loopback.
+      OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
+      ADMIN_USERNAME: ADMIN,
+      ADMIN_PASSWORD: PASSWORD,
+      MQTT_URL: broker.url,
+      RELAYNODE_API_SECRET: NODE_SECRET,
+      LEASE_SIGNING_KEY: LEASE_KEYS.privateKey,
+      GPIO_MODE: 'mock',
+      DEV_MODE: 'true',
+      HOA_BOOT_DELAY_SECONDS: '0',
+      HEARTBEAT_INTERVAL_SECONDS: '1',
+      HOST: '127.0.0.1',
+      CONTROLLER_PORT: String(ctlPort),
+      DATA_DIR: join(dir, 'controller'),
+      DATABASE_URL: tdb.url,
+      ...controllerEnv,
+    };
+    const controller = await startService(CONTROLLER_MAIN, controllerBaseEnv, ctlPort);
     started.push(controller);
     const nodeCall = (path: string, body?: unknown) =>
       fetch(`${node.url}${path}`, {
@@ -105,7 +104,11 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
         headers: { 'X-API-Key': NODE_SECRET, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-    return {
+    const services = {
+      controller: { main: CONTROLLER_MAIN, env: controllerBaseEnv, port: ctlPort },
+      notifier: { main: NOTIFIER_MAIN, env: notifierEnv, port: notifierPort },
+    };
+    const stack: Stack = {
       broker,
       node,
       notifier,
@@ -117,6 +120,13 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
         const res = await nodeCall('/api/dev/epo', { engaged });
         if (res.status !== 200) throw new Error(`relay node EPO call: ${res.status} ${await res.text()}`);
       },
+      async restart(which, env) {
+        const s = services[which];
+        await stack[which].stop();
+        const again = await startService(s.main, { ...s.env, ...env }, s.port);
+        started[started.indexOf(stack[which])] = again;
+        stack[which] = again;
+      },
       async close() {
         for (const p of started.reverse()) await p.stop();
         await broker.close();
@@ -124,6 +134,7 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
         rmSync(dir, { recursive: true, force: true });
       },
     };
+    return stack;
   } catch (err) {
     for (const p of started.reverse()) await p.stop();
     await broker.close();

@@ -1,6 +1,7 @@
 import { Banner, Card } from '@outpost/ui';
 import { api } from './api.js';
 import { DataTable } from './data-table.js';
+import { deliveryReason } from './delivery-reason.js';
 import { useLoad } from './feedback.js';
 
 interface HistoryRecord {
@@ -32,18 +33,21 @@ export function NotificationHistoryCard() {
           </>
         }
       >
-        {(h.data ?? []).map((r) => (
-          <tr key={r.id}>
-            <td>{new Date(r.created_at).toLocaleString()}</td>
-            <td>{r.source}</td>
-            <td>{r.channel_name}</td>
-            <td>{r.title}</td>
-            <td class="num">{r.attempt}</td>
-            <td class={r.status === 'failed' ? 'bad' : ''}>
-              {r.error ? `${r.status}: ${r.error}` : r.status}
-            </td>
-          </tr>
-        ))}
+        {(h.data ?? []).map((r) => {
+          const why = deliveryReason(r.status, r.error, 'notifier');
+          return (
+            <tr key={r.id}>
+              <td>{new Date(r.created_at).toLocaleString()}</td>
+              <td>{r.source}</td>
+              <td>{r.channel_name}</td>
+              <td>{r.title}</td>
+              <td class="num">{r.attempt}</td>
+              <td class={why.bad ? 'reason bad' : 'reason'}>
+                {r.error ? `${why.status} – ${why.text}` : why.status}
+              </td>
+            </tr>
+          );
+        })}
       </DataTable>
       <div class="actions">
         <button type="button" onClick={h.reload}>

@@ -2,6 +2,7 @@ import { Banner, Card } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { DataTable } from './data-table.js';
+import { deliveryReason } from './delivery-reason.js';
 import { Feedback, useLoad } from './feedback.js';
 import { InputField } from './fields.js';
 import { RecordActions } from './record-actions.js';
@@ -140,7 +141,7 @@ export function WebhooksPage() {
           </button>
         </form>
       </Card>
-      {open !== null ? <Deliveries id={open} /> : null}
+      {open !== null ? <Deliveries key={open} id={open} /> : null}
     </>
   );
 }
@@ -151,6 +152,7 @@ function Deliveries({ id }: { id: number }) {
     <Card title={`Deliveries of webhook ${id}`} wide>
       {list.error ? <Banner>{list.error}</Banner> : null}
       <DataTable
+        testid="webhook-deliveries"
         head={
           <>
             <th>Created</th>
@@ -161,16 +163,25 @@ function Deliveries({ id }: { id: number }) {
           </>
         }
       >
-        {(list.data ?? []).map((d) => (
-          <tr key={d.id}>
-            <td>{at(d.created_at)}</td>
-            <td>{d.event}</td>
-            <td>{d.status}</td>
-            <td class="num">{d.attempts}</td>
-            <td>{d.last_error ?? d.last_status_code ?? '–'}</td>
-          </tr>
-        ))}
+        {(list.data ?? []).map((d) => {
+          const r = deliveryReason(d.status, d.last_error, 'controller', d.last_status_code);
+          return (
+            <tr key={d.id}>
+              <td>{at(d.created_at)}</td>
+              <td>{d.event}</td>
+              <td class={r.bad ? 'bad' : ''}>{r.status}</td>
+              <td class="num">{d.attempts}</td>
+              <td class={r.bad ? 'reason bad' : 'reason'}>{r.text}</td>
+            </tr>
+          );
+        })}
       </DataTable>
+      {list.data && list.data.length === 0 ? <p class="muted">No deliveries yet.</p> : null}
+      <div class="actions">
+        <button type="button" onClick={list.reload}>
+          Refresh
+        </button>
+      </div>
     </Card>
   );
 }

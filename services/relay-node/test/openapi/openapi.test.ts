@@ -6,6 +6,7 @@
 import {
   compileGeneratedClient,
   conformancePass,
+  documentedBodyCheck,
   httpTarget,
   redoclyLint,
 } from '@outpost/contracts/testing/openapi';
@@ -61,5 +62,29 @@ describe('relay node OpenAPI document', () => {
     expect(report.failures.slice(0, 20).join('\n')).toBe('');
     console.log('relay node conformance cases', report.cases);
     expect(report.cases).toBeGreaterThan(300);
+  });
+
+  it('says what the server refuses: the lease fields of a heartbeat come all together or not at all', async () => {
+    const accepts = documentedBodyCheck(doc, 'POST', '/api/heartbeat');
+    const hb = { heartbeat_interval: 10, armed: false, relay_on: false };
+    const lease = {
+      epoch: '12',
+      seq: 3,
+      issued_at: 1_800_000_000_000,
+      expires_at: 1_800_000_030_000,
+      challenge: null,
+      sig: 'A'.repeat(86),
+    };
+    expect(accepts(hb)).toBe(true);
+    expect(accepts({ ...hb, ...lease })).toBe(true);
+    for (const key of Object.keys(lease) as (keyof typeof lease)[]) {
+      const { [key]: _left, ...partial } = lease;
+      expect(accepts({ ...hb, ...partial }), `without ${key}`).toBe(false);
+      expect(accepts({ ...hb, [key]: lease[key] }), `${key} alone`).toBe(false);
+      // The server says the same.
+      expect((await node.api('POST', '/api/heartbeat', { ...hb, ...partial })).status, `without ${key}`).toBe(
+        422,
+      );
+    }
   });
 });

@@ -75,6 +75,23 @@ describe('airports', () => {
     expect((await sim.api.get('/api/airports/search?q=k&limit=0')).status).toBe(422);
   });
 
+  it('near takes lat and lon together: one alone is a 422 naming the other, not a NaN', async () => {
+    const found = await sim.api.get<{ airports: Airport[] }>(
+      '/api/airports/near?lat=37.62&lon=-122.38&radius_nm=5',
+    );
+    expect(found.status).toBe(200);
+    expect(found.body.airports[0]?.icao).toBe('KSFO');
+    for (const [query, missing] of [
+      ['lat=37.62', 'lon'],
+      ['lon=-122.38', 'lat'],
+    ] as const) {
+      const res = await sim.api.get<{ detail: string }>(`/api/airports/near?${query}`);
+      expect(res.status, query).toBe(422);
+      expect(res.body.detail, query).toContain(missing);
+      expect(res.body.detail, query).not.toContain('NaN');
+    }
+  });
+
   it('list returns the whole database', async () => {
     const res = await sim.api.get<{ airports: Airport[] }>('/api/airports/list');
     expect(res.body.airports).toHaveLength(airports.count);

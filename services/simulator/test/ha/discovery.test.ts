@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { simulator } from '@outpost/contracts';
 import type { ManualClock } from '@outpost/runtime';
 import { peerUrl } from '@outpost/runtime/testing';
@@ -10,6 +11,13 @@ import { startTestSim, type TestSim } from '../helpers/sim.js';
 import { homeassistant } from '@outpost/contracts';
 
 const { BinarySensor, DeviceDiscovery, DeviceTracker, Sensor } = homeassistant;
+
+/** The release version: the root package.json's, reported by every service. */
+const RELEASE = (
+  JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const PLATFORM = { binary_sensor: BinarySensor, sensor: Sensor, device_tracker: DeviceTracker };
 type Cmp = Record<string, unknown> & { p: keyof typeof PLATFORM };
@@ -100,6 +108,11 @@ describe.skipIf(!url)('simulator HA discovery on a real broker', () => {
     await waitFor(() => seen.some((m) => m.topic === topic));
     const config = JSON.parse(seen.find((m) => m.topic === topic)!.payload) as Record<string, unknown>;
     expect(DeviceDiscovery.safeParse(config).error).toBeUndefined();
+    // HA shows the device's and the integration's software version: the release's, not a fixed one.
+    expect([(config.dev as { sw?: string }).sw, (config.o as { sw?: string }).sw]).toEqual([
+      RELEASE,
+      RELEASE,
+    ]);
     expect((config.cmps as Record<string, Cmp>).altitude?.state_topic).toBe(
       `${prefix}/simulator/main/position`,
     );
