@@ -49,7 +49,11 @@ export const SOURCE_UNITS: Record<SourceName, string | null> = {
 
 const Seconds = (max: number) => z.number().int().min(0).max(max);
 const StaleAfter = Seconds(86_400).min(1).default(300);
-const Scale = z.number().finite().refine((v) => v !== 0, 'must not be 0').default(1);
+const Scale = z
+  .number()
+  .finite()
+  .refine((v) => v !== 0, 'must not be 0')
+  .default(1);
 
 /** A JSON path into the payload, dot-separated keys and array indexes (`value`, `data.0.soc`). */
 export const JsonPath = z
@@ -63,7 +67,10 @@ export const SourceTopic = z
   .string()
   .min(1)
   .max(256)
-  .refine((t) => !/[+#\u0000]/.test(t), 'no wildcards (+ #) in a source topic');
+  .refine(
+    (t) => !t.includes('+') && !t.includes('#') && !t.includes(String.fromCharCode(0)),
+    'no wildcards (+ #) in a source topic',
+  );
 
 /** A plain MQTT topic: the payload is a number (or on/off/true/false), or JSON with a path to one. */
 export const PlainSource = z
@@ -177,7 +184,11 @@ export const ConditionsConfig = z
       const below = CONDITION_DIRECTION[name] === 'below';
       const pairs: [number, number, string][] = [[c.start_value, c.stop_value, 'stop_value']];
       if (c.quiet_start_value !== null || c.quiet_stop_value !== null) {
-        pairs.push([c.quiet_start_value ?? c.start_value, c.quiet_stop_value ?? c.stop_value, 'quiet_stop_value']);
+        pairs.push([
+          c.quiet_start_value ?? c.start_value,
+          c.quiet_stop_value ?? c.stop_value,
+          'quiet_stop_value',
+        ]);
       }
       for (const [start, stop, field] of pairs) {
         if (below ? stop <= start : stop >= start) {
@@ -189,11 +200,19 @@ export const ConditionsConfig = z
         }
       }
       if (c.enabled && !cfg.sources[name]) {
-        ctx.addIssue({ code: 'custom', path: ['sources', name], message: 'an enabled condition needs a source' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', name],
+          message: 'an enabled condition needs a source',
+        });
       }
     }
     if (cfg.keep_off_while_grid && !cfg.sources.grid) {
-      ctx.addIssue({ code: 'custom', path: ['sources', 'grid'], message: 'keep_off_while_grid needs a grid source' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', 'grid'],
+        message: 'keep_off_while_grid needs a grid source',
+      });
     }
   });
 export type ConditionsConfig = z.infer<typeof ConditionsConfig>;
@@ -215,7 +234,14 @@ export const SourceLive = z.object({
 });
 export type SourceLive = z.infer<typeof SourceLive>;
 
-export const CONDITION_STATES = ['off', 'idle', 'start_pending', 'active', 'stop_pending', 'unknown'] as const;
+export const CONDITION_STATES = [
+  'off',
+  'idle',
+  'start_pending',
+  'active',
+  'stop_pending',
+  'unknown',
+] as const;
 export const ConditionLive = z.object({
   name: ConditionName,
   enabled: z.boolean(),

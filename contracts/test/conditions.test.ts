@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConditionsConfig } from '../src/conditions.js';
 
-const soc = { enabled: true, start_value: 30, start_delay_seconds: 120, stop_value: 85, stop_delay_seconds: 60 };
+const soc = {
+  enabled: true,
+  start_value: 30,
+  start_delay_seconds: 120,
+  stop_value: 85,
+  stop_delay_seconds: 60,
+};
 
 describe('start conditions configuration', () => {
   it('takes a Victron state-of-charge condition and fills the defaults', () => {
@@ -19,7 +25,9 @@ describe('start conditions configuration', () => {
     const bad = (conditions: unknown, sources: unknown = {}) =>
       ConditionsConfig.safeParse({ conditions, sources }).error?.issues.map((i) => i.path.join('.'));
     expect(bad({ soc: { ...soc, enabled: false, stop_value: 30 } })).toEqual(['conditions.soc.stop_value']);
-    expect(bad({ ac_load: { start_value: 3000, stop_value: 4000 } })).toEqual(['conditions.ac_load.stop_value']);
+    expect(bad({ ac_load: { start_value: 3000, stop_value: 4000 } })).toEqual([
+      'conditions.ac_load.stop_value',
+    ]);
     expect(bad({ soc: { ...soc, enabled: false, quiet_start_value: 20, quiet_stop_value: 15 } })).toEqual([
       'conditions.soc.quiet_stop_value',
     ]);
