@@ -253,6 +253,8 @@ export const ConditionLive = z.object({
   stop_value: z.number(),
   /** Seconds until a pending start or stop, null when none is pending. */
   countdown_seconds: z.number().int().nonnegative().nullable(),
+  /** When the pending start or stop happens if nothing changes (Unix seconds). */
+  due_at: UnixSeconds.nullable(),
 });
 export type ConditionLive = z.infer<typeof ConditionLive>;
 

@@ -134,6 +134,10 @@ export const RunRecord = z.object({
   load_at_run: z.number().int().nullable(),
   estimated_fuel_used: z.number().nonnegative().nullable(),
   scheduled_run_id: z.number().int().nullable(),
+  /** Start conditions: the condition's value when it started the run (the trigger names it). */
+  trigger_value: z.number().nullable().optional(),
+  /** Start conditions: the value when the stop condition ended the run (the stop reason names it). */
+  stop_value: z.number().nullable().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -113,6 +113,7 @@ export async function createControllerService(opts: ServiceOptions) {
       ...(config.relayConfirms ? { relayConfirmMs: (2 * config.heartbeatIntervalSeconds + 5) * 1000 } : {}),
       disarmedReminderHours: config.disarmedReminderHours,
       aliveStampMs: (config.hourMeterWriteSeconds ?? 60) * 1000,
+      timezone: config.timezone,
     },
   });
   opts.onController?.(controller);

@@ -25,6 +25,7 @@ import { type RelayLinkView, type RelayReport, RelayReports } from './modules/re
 import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
+import { StartConditions } from './modules/start-conditions.js';
 import type { Actor, EventDraft, PersistedState, Settings } from './types.js';
 
 export type { RelayReport } from './modules/relay-reports.js';
@@ -43,6 +44,8 @@ export class GeneratorController {
   private readonly settingsAndFuel: SettingsAndFuel;
   private readonly hoa: HoaSelector;
   private readonly bms: BmsSignal;
+  /** Start conditions (state of charge, voltage, current, load, warnings): GET/PUT /api/conditions. */
+  readonly conditions: StartConditions;
   private readonly relay: RelayReports;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
@@ -61,6 +64,8 @@ export class GeneratorController {
     this.overrides = core.register(new Overrides(core));
     this.settingsAndFuel = core.register(new SettingsAndFuel(core));
     this.hoa = core.register(new HoaSelector(core, this.quiet));
+    // Before the input signal, whose decider always decides: a condition is an automatic start like it.
+    this.conditions = core.register(new StartConditions(core, deps.config.timezone ?? 'UTC'));
     this.bms = core.register(new BmsSignal(core));
     this.relay = core.register(new RelayReports(core));
     this.feedback = core.register(new RunningFeedback(core));
