@@ -47,6 +47,16 @@ export const SOURCE_UNITS: Record<SourceName, string | null> = {
   grid: null,
 };
 
+/**
+ * Another broker than the site's (a Victron GX's own, mqtt://<gx>:1883); credentials may ride in the
+ * URL (shown redacted). Omitted: the site's broker.
+ */
+export const BrokerUrl = z
+  .string()
+  .max(500)
+  .refine((u) => /^(mqtts?|wss?):\/\/[^/\s]+/.test(u), 'an mqtt://, mqtts://, ws:// or wss:// URL')
+  .optional();
+
 const Seconds = (max: number) => z.number().int().min(0).max(max);
 const StaleAfter = Seconds(86_400).min(1).default(300);
 const Scale = z
@@ -76,6 +86,7 @@ export const SourceTopic = z
 export const PlainSource = z
   .object({
     type: z.literal('mqtt'),
+    broker_url: BrokerUrl,
     topic: SourceTopic,
     json_path: JsonPath.nullable().default(null),
     scale: Scale,
@@ -90,6 +101,7 @@ export const PlainSource = z
 export const VictronSource = z
   .object({
     type: z.literal('victron_gx'),
+    broker_url: BrokerUrl,
     portal_id: z
       .string()
       .min(1)
@@ -113,6 +125,7 @@ export const VictronSource = z
 export const HaStatestreamSource = z
   .object({
     type: z.literal('ha_statestream'),
+    broker_url: BrokerUrl,
     entity_id: z
       .string()
       .min(3)

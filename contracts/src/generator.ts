@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RowId, TopicId, UnixSeconds, UpdatedAt } from './common.js';
+import { ConditionsStatus } from './conditions.js';
 import { HEALTH_ALARMS } from './health.js';
 import {
   BootArmingPolicy,
@@ -48,6 +49,8 @@ export const GeneratorState = z.object({
   cooldown_active: z.boolean().optional(),
   cooldown_remaining_seconds: z.number().int().nonnegative().optional(),
   bms_signal_active: z.boolean().optional(),
+  /** Start conditions, when any is configured: live values, condition states, pending countdowns. */
+  conditions: ConditionsStatus.optional(),
   scheduled_stop_at: UnixSeconds.nullable().optional(),
   /** Generator health: null when no feedback source is set or it has not reported. */
   running_feedback: z.boolean().nullable().optional(),

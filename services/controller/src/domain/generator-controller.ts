@@ -202,6 +202,7 @@ export class GeneratorController {
       health_alarm: core.state.health_alarm,
       engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
       maintenance_due: this.maintenanceDue,
+      ...(this.conditions.inUse ? { conditions: this.conditions.status() } : {}),
     });
     return this.lastView;
   }

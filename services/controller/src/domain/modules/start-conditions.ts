@@ -78,6 +78,11 @@ export class StartConditions implements ControllerModule {
     return this.config;
   }
 
+  /** Any source or condition configured (the state then carries the conditions). */
+  get inUse(): boolean {
+    return Object.keys(this.config.sources).length > 0 || Object.keys(this.config.conditions).length > 0;
+  }
+
   /** A new configuration: conditions whose source changed or that were disabled start over. */
   configure(next: ConditionsConfig): Promise<void> {
     return this.core.serial.run(async () => {
