@@ -10,7 +10,7 @@ import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { leasePrivateKey, publicKeyText, signLease } from '@outpost/runtime/lease-keys';
 import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
 import { LeaseEpochStore } from './db/lease-epoch-store.js';
-import { ConditionSources } from './bus/condition-sources.js';
+import { attachConditionSources } from './bus/condition-sources.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
@@ -184,15 +184,12 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
   heartbeat.start();
   const bus = mqtt;
   // Start condition sources: on the site broker (this connection) or the broker a source names.
-  const sources = new ConditionSources({
+  const sources = await attachConditionSources(svc, {
     site: mqtt?.client ?? null,
-    sink: svc.conditions,
     clock,
     logger,
-    clientIdBase: `conditions-${env.SERVICE_ID}`,
+    controllerId: env.SERVICE_ID,
   });
-  svc.conditions.onConfig((config) => sources.apply(config));
-  await sources.apply(svc.conditions.config);
 
   const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);
   if (admin.generatedPassword) {

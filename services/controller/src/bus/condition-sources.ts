@@ -185,3 +185,25 @@ export class ConditionSources {
     }
   }
 }
+
+/** Wires the sources to the service: they follow every configuration it puts in force. */
+export async function attachConditionSources(
+  svc: {
+    conditions: ReadingSink & {
+      config: ConditionsConfig;
+      onConfig(fn: (c: ConditionsConfig) => Promise<void>): void;
+    };
+  },
+  opts: { site: MqttClient | null; clock: Clock; logger: DomainLogger; controllerId: string },
+): Promise<ConditionSources> {
+  const sources = new ConditionSources({
+    site: opts.site,
+    sink: svc.conditions,
+    clock: opts.clock,
+    logger: opts.logger,
+    clientIdBase: `conditions-${opts.controllerId}`,
+  });
+  svc.conditions.onConfig((config) => sources.apply(config));
+  await sources.apply(svc.conditions.config);
+  return sources;
+}

@@ -82,6 +82,7 @@ export class GeneratorController {
       feedback: null,
       external: false,
       maintenance: false,
+      conditions: -1,
       now: -1,
     };
   }
@@ -150,6 +151,7 @@ export class GeneratorController {
     feedback: boolean | null;
     external: boolean;
     maintenance: boolean;
+    conditions: number;
     now: number;
   };
 
@@ -177,7 +179,8 @@ export class GeneratorController {
       at.link === link &&
       at.feedback === feedback &&
       at.external === external &&
-      at.maintenance === this.maintenanceDue
+      at.maintenance === this.maintenanceDue &&
+      at.conditions === this.conditions.version
     ) {
       return this.lastView;
     }
@@ -191,6 +194,7 @@ export class GeneratorController {
       feedback,
       external,
       maintenance: this.maintenanceDue,
+      conditions: this.conditions.version,
       now,
     };
     this.lastView = Object.freeze({

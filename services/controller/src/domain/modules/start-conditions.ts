@@ -49,6 +49,8 @@ export class StartConditions implements ControllerModule {
   private readonly statuses = new Map<SourceName, SourceStatus>();
   private readonly timer: TimerSlot;
   private signature = '';
+  /** Bumped whenever what status() shows changes beyond the clock (the state view's cache key). */
+  version = 0;
 
   constructor(
     private readonly core: ModuleHost,
@@ -97,6 +99,7 @@ export class StartConditions implements ControllerModule {
       }
       this.listeningSince = this.core.now;
       this.latched = false;
+      this.version++;
       await this.core.evaluate();
       this.core.deps.bus.stateChanged();
     });
@@ -192,6 +195,7 @@ export class StartConditions implements ControllerModule {
     ]);
     if (signature !== this.signature) {
       this.signature = signature;
+      this.version++;
       core.deps.bus.stateChanged();
     }
     return step;
