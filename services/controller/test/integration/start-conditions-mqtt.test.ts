@@ -11,11 +11,9 @@ import { type Mosquitto, startMosquitto } from '../helpers/mosquitto.js';
 import { waitFor } from '../helpers/wait.js';
 
 const S = 1000;
-const PORTAL = 'c0619ab1c2d3';
 let tdb: TestDatabase;
 let database: Database;
 let site: Mosquitto | null;
-let gxBroker: Mosquitto | null;
 let bus: OutpostMqtt;
 let sources: ConditionSources;
 let t: TestApp;
@@ -67,8 +65,7 @@ const lastRun = async () => (await t.request('GET', '/api/generator/history?limi
 
 beforeAll(async () => {
   site = await startMosquitto();
-  gxBroker = await startMosquitto();
-  if (!site || !gxBroker) return;
+  if (!site) return;
   tdb = await testDatabase();
   database = await tdb.open();
   const logger = pino({ level: 'silent' });
@@ -97,7 +94,6 @@ afterAll(async () => {
   await database?.close();
   await tdb?.cleanup();
   await site?.cleanup();
-  await gxBroker?.cleanup();
 });
 
 beforeEach(async () => {
