@@ -25,7 +25,8 @@ export function sourceState(
   const src = cfg.sources[name];
   if (!src) return { status: 'missing', value: null, staleAt: null };
   const limit = src.stale_after_seconds * 1000;
-  const last = reading ? Math.max(reading.at, listeningSince) : listeningSince;
+  // Silence counts from the last reading, or from when listening began if there is none yet.
+  const last = reading ? reading.at : listeningSince;
   const staleAt = last + limit;
   if (now >= staleAt) return { status: 'stale', value: null, staleAt: null };
   if (!reading) return { status: 'missing', value: null, staleAt };
