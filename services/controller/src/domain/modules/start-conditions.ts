@@ -213,7 +213,7 @@ export class StartConditions implements ControllerModule {
       const data = { source: name, stale_after_seconds: this.config.sources[name]?.stale_after_seconds };
       if (s === 'stale') {
         const details = `Start condition source ${name} silent for over ${data.stale_after_seconds} s: it cannot start the generator`;
-        core_warn(this.core, name);
+        this.core.deps.logger.warn({ source: name }, 'start condition source is stale: it counts as unknown');
         events.push(systemEvent('condition_source_stale', now, 'stale', details, data));
         events.push(systemEvent('generator.condition.source_stale', now, 'stale', details, data));
       } else if (before === 'stale' && s === 'ok') {
@@ -287,8 +287,4 @@ export class StartConditions implements ControllerModule {
     }
     return true;
   }
-}
-
-function core_warn(core: ModuleHost, name: SourceName): void {
-  core.deps.logger.warn({ source: name }, 'start condition source is stale: it counts as unknown');
 }
