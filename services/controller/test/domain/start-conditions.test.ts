@@ -239,4 +239,18 @@ describe('start conditions', () => {
     await h.set('soc', 20);
     expect(h.controller.view()).toMatchObject({ running: true, trigger: 'soc' });
   });
+
+  it('with the selector at Run the values, countdowns and stale warnings still follow', async () => {
+    const h = await withConditions({
+      conditions: { soc },
+      sources: { soc: { ...rest, stale_after_seconds: 60 } },
+    });
+    await h.controller.setHoaPosition('run');
+    await h.set('soc', 25);
+    expect(h.cond('soc')).toMatchObject({ state: 'start_pending', value: 25 });
+    await h.advance(61 * S);
+    expect(h.controller.conditions.status().sources[0]?.status).toBe('stale');
+    expect(h.repo.events()).toContain('condition_source_stale');
+    expect(h.controller.view()).toMatchObject({ running: true, trigger: 'manual' });
+  });
 });

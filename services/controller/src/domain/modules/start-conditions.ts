@@ -57,7 +57,11 @@ export class StartConditions implements ControllerModule {
     private readonly timezone: string,
   ) {
     this.listeningSince = core.now;
-    this.timer = new TimerSlot(core.clock, () => this.core.reevaluateSoon());
+    this.timer = new TimerSlot(core.clock, () => {
+      void core.serial
+        .run(() => this.tick())
+        .catch((err) => core.deps.logger.error({ err }, 'conditions tick failed'));
+    });
   }
 
   start(): void {
@@ -100,7 +104,7 @@ export class StartConditions implements ControllerModule {
       this.listeningSince = this.core.now;
       this.latched = false;
       this.version++;
-      await this.core.evaluate();
+      await this.tick();
       this.core.deps.bus.stateChanged();
     });
   }
@@ -109,7 +113,17 @@ export class StartConditions implements ControllerModule {
   reading(name: SourceName, value: number | null): Promise<void> {
     if (!this.config.sources[name]) return Promise.resolve();
     this.readings[name] = { value, at: this.core.now };
-    return this.core.serial.run(() => this.core.evaluate());
+    return this.core.serial.run(() => this.tick());
+  }
+
+  /**
+   * The conditions evaluated now, then the state machine's tick. Evaluated here too, not only in
+   * decide(): a decider before this one (the selector at Run) may end the tick, and the live
+   * status, countdowns and stale warnings must follow all the same.
+   */
+  private async tick(): Promise<void> {
+    this.refresh();
+    await this.core.evaluate();
   }
 
   /** Live values, condition states and countdowns (GET /api/conditions, the retained state). */
