@@ -73,6 +73,32 @@ describe.skipIf(!browserTestsEnabled())('console start conditions in Chromium', 
     await s.context.close();
   }, 30_000);
 
+  it('a condition run shows in the history with the values that started and stopped it', async () => {
+    await call('POST', '/api/generator/arm');
+    const put = await call('PUT', '/api/conditions/config', {
+      conditions: { soc: { enabled: true, start_value: 30, stop_value: 85 } },
+      // Another source than the first test's: its last reading (27.5) is not carried over.
+      sources: { soc: { type: 'rest', stale_after_seconds: 1800 } },
+    });
+    expect(put.status).toBe(200);
+    await call('PUT', '/api/conditions/sources/soc/value', { value: 21 });
+    const state = async () =>
+      (await (await call('GET', '/api/generator/state')).json()) as { running: boolean; trigger: string };
+    await expect.poll(state).toMatchObject({ running: true, trigger: 'soc' });
+    await call('PUT', '/api/conditions/sources/soc/value', { value: 86.5 });
+    await expect.poll(async () => (await state()).running).toBe(false);
+
+    const s = await b.newSession();
+    await s.context.addInitScript(
+      `localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`,
+    );
+    s.page.setDefaultTimeout(8_000);
+    await s.page.goto(`${url}/#/history`);
+    const row = s.page.getByRole('row').filter({ hasText: 'soc at 21' });
+    await row.filter({ hasText: 'soc at 86.5' }).waitFor();
+    await s.context.close();
+  }, 30_000);
+
   it('logged no page errors', () => {
     expect(b.errors).toEqual([]);
     expect(b.apiRejections).toEqual([]);
