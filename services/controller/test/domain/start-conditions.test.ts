@@ -253,4 +253,29 @@ describe('start conditions', () => {
     expect(h.repo.events()).toContain('condition_source_stale');
     expect(h.controller.view()).toMatchObject({ running: true, trigger: 'manual' });
   });
+
+  it('after max runtime the cooldown holds a condition off, then it starts again', async () => {
+    const h = await withConditions(
+      { conditions: { soc: { ...soc, start_delay_seconds: 0 } }, sources: { soc: rest } },
+      {
+        armed: true,
+        settings: {
+          limits: {
+            runtime_limits_enabled: true,
+            max_run_minutes: 60,
+            cooldown_minutes: 30,
+            lockout_on_max_runtime: false,
+          },
+        },
+      },
+    );
+    await h.set('soc', 20);
+    await h.advance(60 * MIN);
+    expect(h.repo.runs[0]?.stop_reason).toBe('max_runtime');
+    await h.set('soc', 19);
+    await h.advance(29 * MIN);
+    expect(h.controller.view().running).toBe(false);
+    await h.advance(1 * MIN);
+    expect(h.controller.view()).toMatchObject({ running: true, trigger: 'soc' });
+  });
 });
