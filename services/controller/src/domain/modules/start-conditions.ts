@@ -65,6 +65,10 @@ export class StartConditions implements ControllerModule {
   }
 
   start(): void {
+    // A stop names the condition released last during this run, never one of an earlier run.
+    this.core.events.on('runStarted', () => {
+      this.lastReleased = null;
+    });
     this.core.events.on('runStopped', (reason, actor, outcome) => {
       if (
         outcome.was_running &&
