@@ -3,6 +3,7 @@ import type { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { createControllerMetrics } from '../../src/metrics/controller-metrics.js';
 import { type TestApp, testApp } from '../helpers/app.js';
 import { useTestDatabase } from '../helpers/databases.js';
+import { waitFor } from '../helpers/wait.js';
 
 const db = useTestDatabase();
 let t: TestApp;
@@ -91,14 +92,14 @@ describe('/api/conditions', () => {
     ).toBe(409);
     expect((await t.request('PUT', '/api/conditions/sources/soc/value', { value: 'low' })).status).toBe(422);
     t.clock.advance(60_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await t.request('GET', '/api/generator/state')).body.running === true);
     expect((await t.request('GET', '/api/generator/state')).body).toMatchObject({
       running: true,
       trigger: 'soc',
     });
     await t.request('PUT', '/api/conditions/sources/soc/value', { value: 81 });
     t.clock.advance(5 * 60_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_time !== null);
     const [run] = (await t.request('GET', '/api/generator/history')).body;
     expect(run).toMatchObject({ trigger_type: 'soc', trigger_value: 24, stop_reason: 'soc', stop_value: 81 });
     const samples = await t.request('GET', '/api/conditions/samples?source=soc&hours=1');

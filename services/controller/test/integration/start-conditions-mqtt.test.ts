@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { attachConditionSources, type ConditionSources } from '../../src/bus/condition-sources.js';
 import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
+import { attachHomeAssistant } from '../../src/ha/attach.js';
 import type { Database } from '../../src/db/connection.js';
 import { type TestApp, testApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
@@ -19,6 +20,7 @@ let sources: ConditionSources;
 let t: TestApp;
 let pub: mqtt.MqttClient;
 let watcher: mqtt.MqttClient;
+let ha: ReturnType<typeof attachHomeAssistant> | undefined;
 const seen: { topic: string; payload: string }[] = [];
 
 const soc = {
@@ -79,16 +81,27 @@ beforeAll(async () => {
     logger,
     controllerId: 'main',
   });
+  ha = attachHomeAssistant(t.svc, bus, {
+    enabled: true,
+    haPrefix: 'homeassistant',
+    controllerId: 'main',
+    relaynodeId: 'main',
+    hoaEnabled: true,
+    version: '0.0.0-test',
+    clock: t.clock,
+    logger,
+  });
   pub = await mqtt.connectAsync(site.url, { clientId: `bms-${process.pid}` });
   watcher = await mqtt.connectAsync(site.url, { clientId: `watch-${process.pid}` });
   watcher.on('message', (topic, payload) => seen.push({ topic, payload: payload.toString() }));
-  await watcher.subscribeAsync('ctest/controller/main/#', { qos: 1 });
+  await watcher.subscribeAsync(['ctest/controller/main/#', 'homeassistant/device/+/config'], { qos: 1 });
 }, 60_000);
 
 afterAll(async () => {
   pub?.end(true);
   watcher?.end(true);
   await sources?.close();
+  ha?.close();
   await t?.close();
   await bus?.close();
   await database?.close();
@@ -147,7 +160,7 @@ describe('start conditions on a real broker', () => {
     await advance(18 * 60 * S);
     expect((await state()).running).toBe(true);
     await advance(60 * S);
-    await waitFor(async () => (await state()).running === false);
+    await waitFor(async () => (await lastRun())?.stop_time !== null);
     expect(await lastRun()).toMatchObject({ stop_reason: 'soc', stop_value: 88, duration_seconds: 20 * 60 });
   });
 
@@ -186,7 +199,7 @@ describe('start conditions on a real broker', () => {
     await send('homeassistant/binary_sensor/grid_power/state', 'off', 'grid', 0);
     await waitFor(async () => (await state()).running === true);
     await send('homeassistant/binary_sensor/grid_power/state', 'on', 'grid', 1);
-    await waitFor(async () => (await state()).running === false);
+    await waitFor(async () => (await lastRun())?.stop_time !== null);
     expect(await lastRun()).toMatchObject({ trigger_type: 'soc', stop_reason: 'grid_present' });
   });
 
@@ -275,7 +288,26 @@ describe('start conditions on a real broker', () => {
     expect((await state()).running).toBe(true);
     await send('bms/jk/soc', '90', 'soc', 90);
     await advance(60 * S);
-    await waitFor(async () => (await state()).running === false);
+    await waitFor(async () => (await lastRun())?.stop_time !== null);
     expect(await lastRun()).toMatchObject({ trigger_type: 'ac_load', stop_reason: 'soc', stop_value: 90 });
+  });
+
+  it('Home Assistant gets a sensor per source and a binary sensor per condition when they are configured', async (ctx) => {
+    if (!site) return ctx.skip();
+    await configure({
+      conditions: { soc, ac_load: load },
+      sources: { soc: plain('bms/jk/soc'), ac_load: plain('meter/load') },
+    });
+    const discovery = () =>
+      seen
+        .filter((m) => m.topic === 'homeassistant/device/outpost_controller_main/config' && m.payload)
+        .map((m) => JSON.parse(m.payload).cmps as Record<string, { name?: string }>)
+        .at(-1);
+    await waitFor(() => discovery()?.condition_ac_load?.name !== undefined);
+    const cmps = discovery() ?? {};
+    expect(cmps.source_soc?.name).toBe('Battery state of charge');
+    expect(cmps.source_ac_load?.name).toBe('AC load');
+    expect(cmps.condition_soc?.name).toBe('Start condition battery state of charge');
+    expect(cmps.source_grid).toEqual({ p: 'sensor' });
   });
 });
