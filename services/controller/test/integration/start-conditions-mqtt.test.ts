@@ -63,6 +63,15 @@ const advance = async (ms: number) => {
   t.clock.advance(ms);
   await new Promise((r) => setTimeout(r, 20));
 };
+/**
+ * An event reached the bus. The outbox's retry sweep runs on the manual clock, which these tests move
+ * only where time matters: the wait kicks the dispatcher as its sweep would.
+ */
+const eventSeen = (name: string) =>
+  waitFor(async () => {
+    await t.svc.dispatcher.kick();
+    return seen.some((m) => m.topic === `ctest/controller/main/event/${name}`);
+  });
 const lastRun = async () => (await t.request('GET', '/api/generator/history?limit=1')).body[0];
 
 beforeAll(async () => {
@@ -141,7 +150,7 @@ describe('start conditions on a real broker', () => {
     await waitFor(async () => (await state()).running === true);
     expect(await state()).toMatchObject({ trigger: 'soc' });
     await waitFor(async () => (await lastRun())?.trigger_value === 27);
-    await waitFor(() => seen.some((m) => m.topic === 'ctest/controller/main/event/generator.started.soc'));
+    await eventSeen('generator.started.soc');
   });
 
   it('stops above the stop value after the stop delay, not before the minimum run time', async (ctx) => {
@@ -215,11 +224,8 @@ describe('start conditions on a real broker', () => {
     await advance(60 * S);
     expect((await state()).running).toBe(false);
     expect(await cond('soc')).toMatchObject({ state: 'unknown', value: null });
-    await t.svc.dispatcher.kick();
-    await waitFor(() => seen.some((m) => m.topic === 'ctest/controller/main/event/condition_source_stale'));
-    await waitFor(() =>
-      seen.some((m) => m.topic === 'ctest/controller/main/event/generator.condition.source_stale'),
-    );
+    await eventSeen('condition_source_stale');
+    await eventSeen('generator.condition.source_stale');
   });
 
   it.each([
