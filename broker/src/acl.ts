@@ -17,6 +17,7 @@ export const DEFAULT_TOPIC_PREFIX = DEFAULT_PREFIX;
 export const DEFAULT_HA_PREFIX = 'homeassistant';
 
 const OK: Verdict = { ok: true };
+const VICTRON_KEEPALIVE = /^R\/[A-Za-z0-9]+\/keepalive$/;
 const refuse = (reason: string): Verdict => ({ ok: false, reason });
 
 export { filterMatches };
@@ -192,6 +193,8 @@ export function canPublish(
   if (!common.ok) return common;
   const levels = topic.split('/');
   if (rulesFor(user, 'publish', prefix, ha).some((r) => ruleMatches(r, levels))) return OK;
+  // A Victron GX bridged to the site's broker publishes only while it hears this keep-alive.
+  if (user.role === 'controller' && VICTRON_KEEPALIVE.test(topic)) return OK;
   if (
     ROLE_SCOPES[user.role].ownTopics &&
     filterMatches(ownNamespace(user, prefix), topic) &&
@@ -262,6 +265,9 @@ export function canSubscribe(
     return refuse(`role ${user.role} (id ${user.id}) may not read requests and responses of ${filter}`);
   const scope = readScope(user, prefix, ha);
   if (scope === null) return OK;
+  // Start condition sources may be any single topic on the site's broker (a bridged Victron GX,
+  // ESPHome, Node-RED): the controller may read one named topic anywhere, never a wildcard outside.
+  if (user.role === 'controller' && !filter.includes('+') && !filter.includes('#')) return OK;
   const granted = rulesFor(user, 'subscribe', prefix, ha).map(ruleFilter);
   if ([...scope, ...granted].some((allowed) => allowed !== null && filterCovers(allowed, filter))) return OK;
   return refuse(`role ${user.role} (id ${user.id}) may not subscribe to ${filter}`);

@@ -42,6 +42,16 @@ describe('acl: publish', () => {
     }
   });
 
+  it('lets the controller keep a bridged Victron GX publishing and read its start-condition sources', () => {
+    const ctl = as('controller', 'main');
+    expect(pub(ctl, 'R/c0619ab1c2d3/keepalive')).toBe(true);
+    expect(pub(ctl, 'R/c0619ab1c2d3/settings/0/Settings')).toBe(false);
+    expect(pub(ctl, 'W/c0619ab1c2d3/vebus/276/Mode')).toBe(false);
+    expect(pub(as('viewer', '*'), 'R/c0619ab1c2d3/keepalive')).toBe(false);
+    expect(sub(ctl, 'N/c0619ab1c2d3/battery/512/Soc')).toBe(true);
+    expect(sub(ctl, 'esphome/jk-bms/sensor/soc/state')).toBe(true);
+  });
+
   it('lets automation publish only controller set commands and the HA birth', () => {
     const ha = as('automation', '*');
     expect(pub(ha, 'outpost/controller/main/set')).toBe(true);
@@ -157,6 +167,7 @@ describe('acl: subscribe', () => {
     expect(sub(ctl, 'homeassistant/status')).toBe(true);
     expect(sub(ctl, '#')).toBe(false);
     expect(sub(ctl, 'other/#')).toBe(false);
+    expect(sub(ctl, 'N/+/battery/512/Soc')).toBe(false);
   });
 
   it('lets viewers, automation, dashboards and notifiers subscribe to anything', () => {

@@ -4,7 +4,20 @@ import { z } from 'zod';
  * Generator-control spec: "Trigger values", plus `external`: a run the generator's running feedback
  * showed while Outpost had not asked for one (started at its own panel).
  */
-export const TRIGGERS = ['bms', 'manual', 'scheduled', 'exercise', 'external'] as const;
+export const TRIGGERS = [
+  'bms',
+  'manual',
+  'scheduled',
+  'exercise',
+  'external',
+  // Start conditions (conditions.ts): the condition that started the run.
+  'soc',
+  'battery_voltage',
+  'battery_current',
+  'ac_load',
+  'high_temperature',
+  'overload',
+] as const;
 export const Trigger = z.enum(TRIGGERS);
 export type Trigger = z.infer<typeof Trigger>;
 
@@ -20,6 +33,14 @@ export const STOP_REASONS = [
   'max_runtime',
   // Beyond the spec: the running feedback fell while Outpost still commanded the run.
   'unexpected_stop',
+  // Start conditions: the last condition holding the run met its stop value; or the grid came back.
+  'soc',
+  'battery_voltage',
+  'battery_current',
+  'ac_load',
+  'high_temperature',
+  'overload',
+  'grid_present',
 ] as const;
 export const StopReason = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReason>;
@@ -61,6 +82,9 @@ export const NOTIFICATION_EVENTS = [
   'override_reminder',
   // The safety link: a run's relay ON not confirmed by the relay node.
   'relay_not_confirmed',
+  // Start conditions: a value source fell silent past its stale_after (and when it is back).
+  'condition_source_stale',
+  'condition_source_restored',
 ] as const;
 export const NotificationEvent = z.enum(NOTIFICATION_EVENTS);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;

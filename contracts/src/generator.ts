@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RowId, TopicId, UnixSeconds, UpdatedAt } from './common.js';
+import { ConditionsStatus } from './conditions.js';
 import { HEALTH_ALARMS } from './health.js';
 import {
   BootArmingPolicy,
@@ -48,6 +49,8 @@ export const GeneratorState = z.object({
   cooldown_active: z.boolean().optional(),
   cooldown_remaining_seconds: z.number().int().nonnegative().optional(),
   bms_signal_active: z.boolean().optional(),
+  /** Start conditions, when any is configured: live values, condition states, pending countdowns. */
+  conditions: ConditionsStatus.optional(),
   scheduled_stop_at: UnixSeconds.nullable().optional(),
   /** Generator health: null when no feedback source is set or it has not reported. */
   running_feedback: z.boolean().nullable().optional(),
@@ -134,6 +137,10 @@ export const RunRecord = z.object({
   load_at_run: z.number().int().nullable(),
   estimated_fuel_used: z.number().nonnegative().nullable(),
   scheduled_run_id: z.number().int().nullable(),
+  /** Start conditions: the condition's value when it started the run (the trigger names it). */
+  trigger_value: z.number().nullable().optional(),
+  /** Start conditions: the value when the stop condition ended the run (the stop reason names it). */
+  stop_value: z.number().nullable().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -36,6 +36,11 @@ const SENSOR_UNITS: Record<string, string[]> = {
   volume: ['L', 'mL', 'gal', 'fl. oz.', 'm³', 'ft³', 'CCF'],
   distance: ['km', 'm', 'cm', 'mm', 'mi', 'yd', 'ft', 'in', 'nmi'],
   speed: ['ft/s', 'in/d', 'in/h', 'km/h', 'kn', 'm/s', 'mph', 'mm/d', 'mm/s'],
+  // The start conditions' sources.
+  battery: ['%'],
+  voltage: ['V', 'mV', 'µV', 'kV', 'MV'],
+  current: ['A', 'mA'],
+  power: ['W', 'kW', 'MW', 'GW', 'TW', 'mW', 'BTU/h'],
 };
 
 export const BinarySensor = z.strictObject({
@@ -59,7 +64,9 @@ export const Sensor = z
     p: z.literal('sensor'),
     state_topic: z.string().min(1),
     value_template: z.string().optional(),
-    device_class: z.enum(['duration', 'volume', 'distance', 'speed', 'enum']).optional(),
+    device_class: z
+      .enum(['duration', 'volume', 'distance', 'speed', 'enum', 'battery', 'voltage', 'current', 'power'])
+      .optional(),
     unit_of_measurement: z.string().optional(),
     // measurement_angle (HA 2025.2 on): an angle in degrees, averaged on the circle.
     state_class: z.enum(['measurement', 'measurement_angle', 'total', 'total_increasing']).optional(),

@@ -1,4 +1,5 @@
 export * from './common.js';
+export * as conditions from './conditions.js';
 export * from './dashboard.js';
 export * from './enums.js';
 export * as generator from './generator.js';

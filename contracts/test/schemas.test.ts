@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { generator, notifier, relaynode, simulator } from '../src/index.js';
 import { FleetState } from '../src/dashboard.js';
+import { CONDITION_NAMES } from '../src/conditions.js';
 import { NOTIFICATION_EVENTS, NotificationEvent, StopReason, Trigger } from '../src/enums.js';
 
 interface Case {
@@ -202,7 +203,14 @@ describe.each(cases)('$name', ({ schema, valid, bad }) => {
 
 describe('enums', () => {
   it('hold exactly the values of the spec', () => {
-    expect(Trigger.options).toEqual(['bms', 'manual', 'scheduled', 'exercise', 'external']);
+    expect(Trigger.options).toEqual([
+      'bms',
+      'manual',
+      'scheduled',
+      'exercise',
+      'external',
+      ...CONDITION_NAMES,
+    ]);
     expect(StopReason.options).toEqual([
       'bms',
       'manual',
@@ -213,11 +221,15 @@ describe('enums', () => {
       'error',
       'max_runtime',
       'unexpected_stop',
+      ...CONDITION_NAMES,
+      'grid_present',
     ]);
     // The spec's 14, then hoa_position_changed (its HOA rule 4), the generator health events, and the
     // safety link's relay_not_confirmed.
-    expect(NOTIFICATION_EVENTS).toHaveLength(24);
-    expect(NOTIFICATION_EVENTS.at(-1)).toBe('relay_not_confirmed');
+    // safety link's relay_not_confirmed, then the start conditions' source warnings.
+    expect(NOTIFICATION_EVENTS).toHaveLength(26);
+    expect(NOTIFICATION_EVENTS[23]).toBe('relay_not_confirmed');
+    expect(NOTIFICATION_EVENTS.at(-1)).toBe('condition_source_restored');
     expect(NOTIFICATION_EVENTS[14]).toBe('hoa_position_changed');
     expect(NOTIFICATION_EVENTS).toContain('fail_to_start');
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from '@outpost/runtime/clock';
 import { leasePrivateKey, publicKeyText, signLease } from '@outpost/runtime/lease-keys';
 import { HeartbeatPublisher } from './domain/heartbeat-lease.js';
 import { LeaseEpochStore } from './db/lease-epoch-store.js';
+import { attachConditionSources } from './bus/condition-sources.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
@@ -182,6 +183,13 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
   }
   heartbeat.start();
   const bus = mqtt;
+  // Start condition sources: on the site broker (this connection) or the broker a source names.
+  const sources = await attachConditionSources(svc, {
+    site: mqtt?.client ?? null,
+    clock,
+    logger,
+    controllerId: env.SERVICE_ID,
+  });
 
   const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);
   if (admin.generatedPassword) {
@@ -220,6 +228,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     async close() {
       await server.close();
       heartbeat.stop();
+      await sources.close();
       ha?.close();
       await svc.close();
       await bus?.close();

@@ -19,6 +19,8 @@ import { InputBridge } from './inputs/inputs.js';
 import type { MockGpio } from './inputs/mock-gpio.js';
 import { type EventSink, OutboxDispatcher } from './outbox/dispatcher.js';
 import { MaintenanceService } from './maintenance-service.js';
+import { ConditionsService } from './conditions-service.js';
+import { SqlConditionsStore } from './db/conditions-store.js';
 import { PendingMarks } from './outbox/pending-marks.js';
 
 export interface ServiceConfig {
@@ -113,6 +115,7 @@ export async function createControllerService(opts: ServiceOptions) {
       ...(config.relayConfirms ? { relayConfirmMs: (2 * config.heartbeatIntervalSeconds + 5) * 1000 } : {}),
       disarmedReminderHours: config.disarmedReminderHours,
       aliveStampMs: (config.hourMeterWriteSeconds ?? 60) * 1000,
+      timezone: config.timezone,
     },
   });
   opts.onController?.(controller);
@@ -149,8 +152,12 @@ export async function createControllerService(opts: ServiceOptions) {
     feedbackDebounceMs: config.feedbackDebounceMs ?? 1000,
   });
 
+  const audit = new AuditLog(db);
+  const conditions = new ConditionsService({ store: new SqlConditionsStore(db), controller, clock, audit });
+
   await auth.init();
   await controller.boot();
+  await conditions.load();
   await inputs.start();
   await scheduler.reload();
   await reminders.start();
@@ -161,7 +168,9 @@ export async function createControllerService(opts: ServiceOptions) {
     clock,
     logger,
     /** Operator actions the gateway records and lists. */
-    audit: new AuditLog(db),
+    audit,
+    /** Start conditions: configuration, readings, live status, chart samples. */
+    conditions,
     /** Run history, statistics and fuel for the API. */
     runs: new RunsReadModel(db),
     controller,

@@ -184,9 +184,9 @@ describe('groups, event settings, send and history', () => {
 
   it('lists every event setting with defaults and refuses unknown events, variables and ids with 422', async () => {
     const all = await api.get('/api/system-notifications');
-    // The spec's 14 events, hoa_position_changed, the 8 generator health events and relay_not_confirmed; the first channel
-    // (deleted since) set them all.
-    expect(all.body).toHaveLength(24);
+    // The spec's 14 events, hoa_position_changed, the 8 generator health events, relay_not_confirmed and the
+    // start conditions' source stale/restored; the first channel (deleted since) set them all.
+    expect(all.body).toHaveLength(26);
     expect(all.body[0]).toMatchObject({
       event: 'generator_started',
       enabled: true,

@@ -52,7 +52,9 @@ const STATE = shapeOf(controllerState);
 const SETTINGS = shapeOf(settings);
 const RUNS = shapeOf(runs);
 const RUN_CLOSE = shapeOf(runs, (c) =>
-  ['stop_time', 'duration_seconds', 'stop_reason', 'estimated_fuel_used', 'stop_note'].includes(c.name),
+  ['stop_time', 'duration_seconds', 'stop_reason', 'estimated_fuel_used', 'stop_note', 'stop_value'].includes(
+    c.name,
+  ),
 );
 const RUN_ID = RUNS.columns.find((c) => c.name === 'id') as PgColumn;
 const OUTBOX_REF = tableRef(outbox);

@@ -21,6 +21,8 @@ export function runView(r: RunRow) {
     load_at_run: r.load_at_run,
     estimated_fuel_used: r.estimated_fuel_used,
     scheduled_run_id: r.scheduled_run_id,
+    trigger_value: r.trigger_value,
+    stop_value: r.stop_value,
   };
 }
 

@@ -99,6 +99,9 @@ export const runs = controller.table(
     gph_at_run: doublePrecision('gph_at_run'),
     estimated_fuel_used: doublePrecision('estimated_fuel_used'),
     scheduled_run_id: integer('scheduled_run_id'),
+    /** Start conditions: the value that started the run and the one that stopped it. */
+    trigger_value: doublePrecision('trigger_value'),
+    stop_value: doublePrecision('stop_value'),
   },
   (t) => [
     index('runs_start_time_idx').on(t.start_time),
@@ -239,3 +242,10 @@ export const exerciseReports = controller.table(
   },
   (t) => [index('exercise_reports_started_idx').on(t.started_at)],
 );
+
+/** The start conditions' configuration (one row): sources, conditions, quiet hours, minimum run. */
+export const startConditions = controller.table('start_conditions', {
+  id: integer('id').primaryKey(),
+  config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+  updated_at: ms('updated_at').notNull(),
+});

@@ -141,8 +141,13 @@ export class GeneratorCore implements ModuleHost {
   }
 
   /** The stop sequence, inside a serial section the caller already holds. */
-  async doStop(reason: StopReason, actor: Actor, note: string | null): Promise<StopOutcome> {
-    const outcome = await stopSequence(this, reason, actor, note);
+  async doStop(
+    reason: StopReason,
+    actor: Actor,
+    note: string | null,
+    value: number | null = null,
+  ): Promise<StopOutcome> {
+    const outcome = await stopSequence(this, reason, actor, note, value);
     this.events.emit('runStopped', reason, actor, outcome);
     return outcome;
   }

@@ -46,7 +46,7 @@ export interface ModuleHost {
   checkStart(trigger: Trigger, hoaRun?: boolean): Refusal | null;
   /** The start and stop sequences, inside a serial section the caller already holds. */
   doStart(cmd: StartCommand): Promise<StartOutcome>;
-  doStop(reason: StopReason, actor: Actor, note: string | null): Promise<StopOutcome>;
+  doStop(reason: StopReason, actor: Actor, note: string | null, value?: number | null): Promise<StopOutcome>;
   evaluate(): Promise<void>;
   rearmTimers(): void;
   reevaluateSoon(): void;

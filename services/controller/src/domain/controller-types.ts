@@ -28,6 +28,8 @@ export interface ControllerConfig {
    * (2 heartbeat intervals + 5 s); unset: no confirmation is expected (no relay node link).
    */
   relayConfirmMs?: number;
+  /** TZ: the zone of the start conditions' quiet hours (default UTC). */
+  timezone?: string;
 }
 
 export interface ControllerDeps {
@@ -46,6 +48,8 @@ export interface StartCommand {
   notes?: string;
   scheduled_run_id?: number | null;
   hoaRun?: boolean;
+  /** The value of the start condition that asked for this run (run history). */
+  trigger_value?: number | null;
 }
 
 /** How a start's relay ON left: taken by the broker, or on its way by a deferred route. */

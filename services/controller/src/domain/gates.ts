@@ -1,4 +1,5 @@
 import type { HoaPosition, Trigger } from '@outpost/contracts';
+import { CONDITION_NAMES } from '@outpost/contracts/conditions';
 import { REFUSAL_MESSAGES, type RefusalCode } from './errors.js';
 import type { PersistedState } from './types.js';
 
@@ -19,7 +20,9 @@ export interface Refusal {
   message: string;
 }
 
-const AUTOMATION: ReadonlySet<Trigger> = new Set(['bms', 'scheduled', 'exercise']);
+// The start conditions (soc, battery_voltage, …) are automatic starts like the input signal.
+const CONDITION_TRIGGERS: ReadonlySet<Trigger> = new Set(CONDITION_NAMES);
+const AUTOMATION: ReadonlySet<Trigger> = new Set(['bms', 'scheduled', 'exercise', ...CONDITION_NAMES]);
 
 export const isAutomation = (trigger: Trigger): boolean => AUTOMATION.has(trigger);
 
@@ -55,7 +58,9 @@ export function checkStart(req: StartRequestContext, input: GateInput): Refusal 
     const seconds = Math.ceil((state.cooldown_until - now) / 1000);
     return refuse('cooldown', `Cannot start - cooldown active for ${seconds} more seconds`);
   }
-  if ((req.trigger === 'bms' || req.trigger === 'exercise') && state.override_type === 'force_stop') {
+  const signalLike =
+    req.trigger === 'bms' || req.trigger === 'exercise' || CONDITION_TRIGGERS.has(req.trigger);
+  if (signalLike && state.override_type === 'force_stop') {
     return refuse('force_stop');
   }
   return null;

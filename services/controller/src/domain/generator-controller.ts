@@ -25,6 +25,7 @@ import { type RelayLinkView, type RelayReport, RelayReports } from './modules/re
 import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
+import { StartConditions } from './modules/start-conditions.js';
 import type { Actor, EventDraft, PersistedState, Settings } from './types.js';
 
 export type { RelayReport } from './modules/relay-reports.js';
@@ -43,6 +44,8 @@ export class GeneratorController {
   private readonly settingsAndFuel: SettingsAndFuel;
   private readonly hoa: HoaSelector;
   private readonly bms: BmsSignal;
+  /** Start conditions (state of charge, voltage, current, load, warnings): GET/PUT /api/conditions. */
+  readonly conditions: StartConditions;
   private readonly relay: RelayReports;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
@@ -61,6 +64,8 @@ export class GeneratorController {
     this.overrides = core.register(new Overrides(core));
     this.settingsAndFuel = core.register(new SettingsAndFuel(core));
     this.hoa = core.register(new HoaSelector(core, this.quiet));
+    // Before the input signal, whose decider always decides: a condition is an automatic start like it.
+    this.conditions = core.register(new StartConditions(core, deps.config.timezone ?? 'UTC'));
     this.bms = core.register(new BmsSignal(core));
     this.relay = core.register(new RelayReports(core));
     this.feedback = core.register(new RunningFeedback(core));
@@ -77,6 +82,7 @@ export class GeneratorController {
       feedback: null,
       external: false,
       maintenance: false,
+      conditions: -1,
       now: -1,
     };
   }
@@ -145,6 +151,7 @@ export class GeneratorController {
     feedback: boolean | null;
     external: boolean;
     maintenance: boolean;
+    conditions: number;
     now: number;
   };
 
@@ -172,7 +179,8 @@ export class GeneratorController {
       at.link === link &&
       at.feedback === feedback &&
       at.external === external &&
-      at.maintenance === this.maintenanceDue
+      at.maintenance === this.maintenanceDue &&
+      at.conditions === this.conditions.version
     ) {
       return this.lastView;
     }
@@ -186,6 +194,7 @@ export class GeneratorController {
       feedback,
       external,
       maintenance: this.maintenanceDue,
+      conditions: this.conditions.version,
       now,
     };
     this.lastView = Object.freeze({
@@ -197,6 +206,7 @@ export class GeneratorController {
       health_alarm: core.state.health_alarm,
       engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
       maintenance_due: this.maintenanceDue,
+      ...(this.conditions.inUse ? { conditions: this.conditions.status() } : {}),
     });
     return this.lastView;
   }

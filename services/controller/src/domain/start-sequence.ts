@@ -1,4 +1,5 @@
 import type { StopReason } from '@outpost/contracts';
+import { CONDITION_NAMES } from '@outpost/contracts/conditions';
 import type { GeneratorCore } from './controller-core.js';
 import type { RelayDelivery, StartCommand, StartOutcome } from './controller-types.js';
 import { DomainError, REFUSAL_MESSAGES } from './errors.js';
@@ -73,6 +74,7 @@ export async function startSequence(core: GeneratorCore, cmd: StartCommand): Pro
         load_at_run: fuel.expected_load,
         gph_at_run: core.runGph,
         scheduled_run_id: cmd.scheduled_run_id ?? null,
+        trigger_value: cmd.trigger_value ?? null,
       },
       events: (runId) => startedEvents(runId, info),
     },
@@ -99,8 +101,11 @@ export async function startSequence(core: GeneratorCore, cmd: StartCommand): Pro
 function relayRoute(core: GeneratorCore, cmd: StartCommand): RelayDelivery {
   const relay = core.deps.relay;
   if (relay.available()) return 'broker';
-  const standing = cmd.trigger === 'bms' || cmd.hoaRun === true;
+  const standing = cmd.trigger === 'bms' || isConditionName(cmd.trigger) || cmd.hoaRun === true;
   const route = standing ? null : (relay.deferredRoute?.() ?? null);
   if (route === null) throw new DomainError('relay_unavailable', REFUSAL_MESSAGES.relay_unavailable);
   return route;
 }
+
+const CONDITION_TRIGGERS: ReadonlySet<string> = new Set(CONDITION_NAMES);
+const isConditionName = (t: string): boolean => CONDITION_TRIGGERS.has(t);

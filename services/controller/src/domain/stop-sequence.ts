@@ -12,6 +12,7 @@ export async function stopSequence(
   reason: StopReason,
   actor: Actor,
   note: string | null,
+  value: number | null = null,
 ): Promise<StopOutcome> {
   const s = core.state;
   if (!s.generator_running) {
@@ -86,6 +87,7 @@ export async function stopSequence(
           stop_reason: reason,
           estimated_fuel_used: fuelUsed,
           stop_note: note,
+          stop_value: value,
         },
       ],
       events: () => {

@@ -137,6 +137,8 @@ export interface NewRun {
   load_at_run: ExpectedLoad;
   gph_at_run: number;
   scheduled_run_id: number | null;
+  /** The start condition's value when it started the run (null for other triggers). */
+  trigger_value?: number | null;
 }
 
 export interface RunClose {
@@ -146,6 +148,8 @@ export interface RunClose {
   stop_reason: StopReason;
   estimated_fuel_used: number;
   stop_note: string | null;
+  /** The stop condition's value when it ended the run (null for other stops). */
+  stop_value?: number | null;
 }
 
 /** What an exercise run showed; written with the events that report it. */

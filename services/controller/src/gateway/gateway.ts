@@ -11,6 +11,7 @@ import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } 
 import { authRoutes } from './routes-auth.js';
 import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
 import { declareBearer } from './openapi-security.js';
+import { conditionsRoutes } from './routes-conditions.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
 import { healthRoutes } from './routes-health.js';
@@ -126,6 +127,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   mount(healthRoutes(svc));
   mount(maintenanceRoutes(svc));
   const dev = opts.devMode === true && svc.mockGpio !== null;
+  mount(conditionsRoutes(svc, { dev }));
   if (dev && svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
   if (opts.relaynode) mount(relaynodeSystemRoutes(svc, opts.relaynode));

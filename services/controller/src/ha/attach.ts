@@ -39,10 +39,13 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
         inputWarnings: o.inputWarnings ?? [],
         consoleUrl: o.consoleUrl,
         automationCommands: o.automationCommands,
+        conditions: configured(svc),
       }),
     logger: o.logger,
   });
   discovery.attach();
+  // A new start-conditions configuration shows and removes their entities.
+  svc.conditions.onConfig(() => (o.enabled ? discovery.publish() : undefined));
   let stats: StatsPublisher | null = null;
   if (o.enabled) {
     stats = new StatsPublisher({
@@ -61,5 +64,15 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
       discovery.detach();
       stats?.stop();
     },
+  };
+}
+
+function configured(svc: ControllerService) {
+  const cfg = svc.conditions.config;
+  return {
+    sources: Object.keys(cfg.sources) as (keyof typeof cfg.sources)[],
+    conditions: (Object.keys(cfg.conditions) as (keyof typeof cfg.conditions)[]).filter(
+      (n) => cfg.conditions[n]?.enabled,
+    ),
   };
 }

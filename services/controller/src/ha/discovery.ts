@@ -1,5 +1,6 @@
 import { GENERATOR_STATES, generator, HOA_POSITIONS } from '@outpost/contracts';
 import { commandEntities, onOff } from './command-entities.js';
+import { type ConditionEntitiesInput, conditionEntities } from './condition-entities.js';
 import { healthEntities } from './health-entities.js';
 
 /**
@@ -25,6 +26,8 @@ export interface ControllerDiscoveryOptions {
   consoleUrl?: string | undefined;
   /** AUTOMATION_COMMANDS: what Home Assistant's account may send; default the contracts' default. */
   automationCommands?: ReadonlySet<generator.AutomationCommand> | undefined;
+  /** The configured start-condition sources and conditions (a sensor and a binary sensor each). */
+  conditions?: ConditionEntitiesInput;
 }
 
 export type DiscoveryPayload = Record<string, unknown>;
@@ -212,6 +215,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
         'maintenance_done',
       ),
     }),
+    ...conditionEntities(uid, t.state, o.conditions ?? { sources: [], conditions: [] }),
   };
   return {
     dev: {

@@ -209,3 +209,41 @@ describe('controller HA discovery payload', () => {
     expect(DeviceDiscovery.safeParse(noHoa).error).toBeUndefined();
   });
 });
+
+describe('start conditions in HA discovery', () => {
+  const cmps = controllerDiscovery({
+    ...base,
+    conditions: { sources: ['soc', 'ac_load', 'grid'], conditions: ['soc', 'ac_load'] },
+  }).cmps as Record<string, Cmp>;
+
+  it('shows a sensor per configured source and a binary sensor per enabled condition, HA-valid', () => {
+    const added = Object.entries(shown(cmps)).filter(
+      ([k]) => k.startsWith('source_') || k.startsWith('condition_'),
+    );
+    expect(
+      Object.fromEntries(
+        added.map(([k, c]) => [k, [c.p, c.device_class ?? null, c.unit_of_measurement ?? null]]),
+      ),
+    ).toEqual({
+      source_soc: ['sensor', 'battery', '%'],
+      source_ac_load: ['sensor', 'power', 'W'],
+      source_grid: ['sensor', null, null],
+      condition_soc: ['binary_sensor', null, null],
+      condition_ac_load: ['binary_sensor', null, null],
+    });
+    for (const [key, cmp] of added) {
+      const parsed = PLATFORM[cmp.p].safeParse(cmp);
+      expect(parsed.error, `${key}: ${parsed.error?.message}`).toBeUndefined();
+    }
+    expect(cmps.condition_soc?.value_template).toContain("selectattr('name', 'eq', 'soc')");
+  });
+
+  it('removes the entities of sources and conditions no longer configured', () => {
+    expect(cmps.source_battery_voltage).toEqual({ p: 'sensor' });
+    expect(cmps.condition_overload).toEqual({ p: 'binary_sensor' });
+    const none = controllerDiscovery(base).cmps as Record<string, Cmp>;
+    expect(Object.keys(shown(none)).some((k) => k.startsWith('source_') || k.startsWith('condition_'))).toBe(
+      false,
+    );
+  });
+});

@@ -26,6 +26,7 @@ const TABLES = [
   'outbox',
   'audit_log',
   'exercise_reports',
+  'start_conditions',
 ];
 
 /** Empties every controller table so each test starts from a fresh install on the shared database. */

@@ -21,6 +21,8 @@ export interface MemoryRun {
   gph_at_run: number;
   estimated_fuel_used: number | null;
   scheduled_run_id: number | null;
+  trigger_value?: number | null;
+  stop_value?: number | null;
 }
 
 /**
@@ -83,6 +85,8 @@ export class MemoryRepo implements ControllerRepository {
         gph_at_run: r.gph_at_run,
         estimated_fuel_used: null,
         scheduled_run_id: r.scheduled_run_id,
+        trigger_value: r.trigger_value ?? null,
+        stop_value: null,
       });
     }
     if (batch.state) {
@@ -99,6 +103,7 @@ export class MemoryRepo implements ControllerRepository {
         stop_reason: c.stop_reason,
         estimated_fuel_used: c.estimated_fuel_used,
         stop_note: c.stop_note,
+        stop_value: c.stop_value ?? null,
       });
     }
     if (batch.events) this.outbox.push(...batch.events(runId));

@@ -143,8 +143,8 @@ export function HistoryPage() {
                       <td>{at(r.start_time)}</td>
                       <td>{r.stop_time ? at(r.stop_time) : <span class="good">running</span>}</td>
                       <td class="num">{formatDuration(r.duration_seconds)}</td>
-                      <td>{r.trigger_type}</td>
-                      <td>{r.stop_reason ?? '–'}</td>
+                      <td>{withValue(r.trigger_type, r.trigger_value)}</td>
+                      <td>{r.stop_reason ? withValue(r.stop_reason, r.stop_value) : '–'}</td>
                       <td class="num">
                         {r.estimated_fuel_used === null ? '–' : r.estimated_fuel_used.toFixed(3)}
                       </td>
@@ -162,4 +162,9 @@ export function HistoryPage() {
       </Card>
     </>
   );
+}
+
+/** A start condition's trigger or stop reason with the value that caused it (`soc at 27.5`). */
+function withValue(name: string, value: number | null | undefined): string {
+  return value === null || value === undefined ? name : `${name} at ${value}`;
 }

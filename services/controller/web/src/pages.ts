@@ -1,5 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { ConditionsPage } from './conditions-page.js';
 import { HealthPage } from './health-page.js';
 import { HistoryPage } from './history-page.js';
 import { NotificationsPage } from './notifications-page.js';
@@ -12,6 +13,7 @@ export type PageId =
   | 'status'
   | 'history'
   | 'health'
+  | 'conditions'
   | 'settings'
   | 'schedules'
   | 'webhooks'
@@ -22,6 +24,7 @@ export const PAGES: { id: PageId; title: string; component: FunctionComponent | 
   { id: 'status', title: 'Status', component: null },
   { id: 'history', title: 'History', component: HistoryPage },
   { id: 'health', title: 'Health', component: HealthPage },
+  { id: 'conditions', title: 'Conditions', component: ConditionsPage },
   { id: 'settings', title: 'Settings', component: SettingsPage },
   { id: 'schedules', title: 'Schedules', component: SchedulesPage },
   { id: 'webhooks', title: 'Webhooks', component: WebhooksPage },

@@ -1,5 +1,5 @@
 // Wire types come from the shared contracts (type-only: nothing of zod reaches the bundle).
-import type { generator, health } from '@outpost/contracts';
+import type { conditions, generator, health } from '@outpost/contracts';
 import type { z } from 'zod';
 
 export type GenState = z.infer<typeof generator.GeneratorState>;
@@ -23,7 +23,19 @@ export type ExerciseStatus = z.infer<typeof generator.ExerciseStatus>;
 export type Webhook = z.infer<typeof generator.Webhook>;
 export type HoaPosition = NonNullable<GenState['hoa_position']>;
 
-export const TRIGGERS = ['bms', 'manual', 'scheduled', 'exercise', 'external'] as const;
+export const TRIGGERS = [
+  'bms',
+  'manual',
+  'scheduled',
+  'exercise',
+  'external',
+  'soc',
+  'battery_voltage',
+  'battery_current',
+  'ac_load',
+  'high_temperature',
+  'overload',
+] as const;
 export const HOA_POSITIONS = ['auto', 'quiet', 'run', 'fault'] as const;
 
 export interface DevGpio {
@@ -36,3 +48,7 @@ export interface DevGpio {
 export type HealthStatus = z.infer<typeof health.HealthStatus>;
 export type MaintenanceItem = z.infer<typeof health.MaintenanceItem>;
 export type ExerciseReport = z.infer<typeof health.ExerciseReport>;
+export type ConditionsOverview = z.infer<typeof conditions.ConditionsOverview>;
+export type ConditionLive = ConditionsOverview['conditions'][number];
+export type SourceLive = ConditionsOverview['sources'][number];
+export type Samples = z.infer<typeof conditions.SamplesResponse>;

@@ -132,4 +132,6 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   disarmed_reminder: system('Automation still disarmed'),
   override_reminder: system('Override still active'),
   relay_not_confirmed: system('Generator relay not confirmed by the relay node'),
+  condition_source_stale: system('Start condition source silent'),
+  condition_source_restored: system('Start condition source reporting again'),
 };

@@ -1,0 +1,294 @@
+import { z } from 'zod';
+import { UnixSeconds } from './common.js';
+
+/**
+ * Start conditions: measured values (state of charge, battery voltage and current, AC load and two
+ * inverter warnings) that start and stop the generator, after Victron's GX "Generator start/stop".
+ * A condition's name is also the run's trigger and, when it ends the run, the stop reason.
+ */
+export const CONDITION_NAMES = [
+  'soc',
+  'battery_voltage',
+  'battery_current',
+  'ac_load',
+  'high_temperature',
+  'overload',
+] as const;
+export const ConditionName = z.enum(CONDITION_NAMES);
+export type ConditionName = z.infer<typeof ConditionName>;
+
+/** Every value source: one per condition, plus `grid` (present when its value is 1 / on / true). */
+export const SOURCE_NAMES = [...CONDITION_NAMES, 'grid'] as const;
+export const SourceName = z.enum(SOURCE_NAMES);
+export type SourceName = z.infer<typeof SourceName>;
+
+/**
+ * Which way a condition starts: `below` starts when the value is at or under the start value and
+ * stops at or over the stop value (state of charge, voltage); `above` the other way round (discharge
+ * current, load, warnings).
+ */
+export const CONDITION_DIRECTION: Record<ConditionName, 'below' | 'above'> = {
+  soc: 'below',
+  battery_voltage: 'below',
+  battery_current: 'above',
+  ac_load: 'above',
+  high_temperature: 'above',
+  overload: 'above',
+};
+
+/** Units the values are shown in (after the source's scale). */
+export const SOURCE_UNITS: Record<SourceName, string | null> = {
+  soc: '%',
+  battery_voltage: 'V',
+  battery_current: 'A',
+  ac_load: 'W',
+  high_temperature: null,
+  overload: null,
+  grid: null,
+};
+
+/**
+ * Another broker than the site's (a Victron GX's own, mqtt://<gx>:1883); credentials may ride in the
+ * URL (shown redacted). Omitted: the site's broker.
+ */
+export const BrokerUrl = z
+  .string()
+  .max(500)
+  .refine((u) => /^(mqtts?|wss?):\/\/[^/\s]+/.test(u), 'an mqtt://, mqtts://, ws:// or wss:// URL')
+  .optional();
+
+const Seconds = (max: number) => z.number().int().min(0).max(max);
+const StaleAfter = Seconds(86_400).min(1).default(300);
+const Scale = z
+  .number()
+  .finite()
+  .refine((v) => v !== 0, 'must not be 0')
+  .default(1);
+
+/** A JSON path into the payload, dot-separated keys and array indexes (`value`, `data.0.soc`). */
+export const JsonPath = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated keys, e.g. "value" or "battery.soc"');
+
+/** An MQTT topic to subscribe to: no wildcards, not under the controller's own prefix. */
+export const SourceTopic = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine(
+    (t) => !t.includes('+') && !t.includes('#') && !t.includes(String.fromCharCode(0)),
+    'no wildcards (+ #) in a source topic',
+  );
+
+/** A plain MQTT topic: the payload is a number (or on/off/true/false), or JSON with a path to one. */
+export const PlainSource = z
+  .object({
+    type: z.literal('mqtt'),
+    broker_url: BrokerUrl,
+    topic: SourceTopic,
+    json_path: JsonPath.nullable().default(null),
+    scale: Scale,
+    stale_after_seconds: StaleAfter,
+  })
+  .strict();
+
+/**
+ * A Victron GX (Venus OS MQTT, dbus-flashmq): the topic follows from the portal id and the device
+ * instances; payloads are `{"value": x}`. The controller sends the keep-alive the GX needs.
+ */
+export const VictronSource = z
+  .object({
+    type: z.literal('victron_gx'),
+    broker_url: BrokerUrl,
+    portal_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9]+$/, 'the VRM portal id: letters and digits'),
+    /** The battery monitor's device instance (battery/<instance>/…). */
+    battery_instance: z.number().int().min(0).max(9999).default(512),
+    /** The inverter's device instance (vebus/<instance>/…: warnings and AC input). */
+    vebus_instance: z.number().int().min(0).max(9999).default(276),
+    /** Omitted: 1, except the battery current, where Venus OS counts discharge negative (-1). */
+    scale: z
+      .number()
+      .finite()
+      .refine((v) => v !== 0, 'must not be 0')
+      .optional(),
+    stale_after_seconds: StaleAfter,
+  })
+  .strict();
+
+/** Home Assistant's MQTT statestream: `<base_topic>/<domain>/<object_id>/state`, a plain payload. */
+export const HaStatestreamSource = z
+  .object({
+    type: z.literal('ha_statestream'),
+    broker_url: BrokerUrl,
+    entity_id: z
+      .string()
+      .min(3)
+      .max(200)
+      .regex(/^[a-z0-9_]+\.[a-z0-9_]+$/, 'a Home Assistant entity id, e.g. sensor.battery_soc'),
+    base_topic: SourceTopic.default('homeassistant'),
+    scale: Scale,
+    stale_after_seconds: StaleAfter,
+  })
+  .strict();
+
+/** A value PUT to /api/conditions/sources/{name}/value. */
+export const RestSource = z
+  .object({
+    type: z.literal('rest'),
+    scale: Scale,
+    stale_after_seconds: StaleAfter,
+  })
+  .strict();
+
+export const SourceConfig = z.discriminatedUnion('type', [
+  PlainSource,
+  VictronSource,
+  HaStatestreamSource,
+  RestSource,
+]);
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
+const Threshold = z.number().finite().min(-1e6).max(1e6);
+
+export const ConditionConfig = z
+  .object({
+    enabled: z.boolean().default(false),
+    start_value: Threshold,
+    /** Seconds the start value must hold before the generator starts. */
+    start_delay_seconds: Seconds(86_400).default(0),
+    stop_value: Threshold,
+    stop_delay_seconds: Seconds(86_400).default(0),
+    /** During quiet hours; null: the ordinary values. */
+    quiet_start_value: Threshold.nullable().default(null),
+    quiet_stop_value: Threshold.nullable().default(null),
+  })
+  .strict();
+export type ConditionConfig = z.infer<typeof ConditionConfig>;
+
+const HhMm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour');
+
+export const QuietHours = z
+  .object({ enabled: z.boolean().default(false), start: HhMm.default('22:00'), end: HhMm.default('07:00') })
+  .strict();
+export type QuietHours = z.infer<typeof QuietHours>;
+
+/** The whole configuration, GET and PUT /api/conditions/config. */
+export const ConditionsConfig = z
+  .object({
+    conditions: z.partialRecord(ConditionName, ConditionConfig).default({}),
+    sources: z.partialRecord(SourceName, SourceConfig).default({}),
+    /** Keep the generator off (and stop a run a condition started) while the grid source is present. */
+    keep_off_while_grid: z.boolean().default(false),
+    /** A run a condition started is not stopped by the conditions before this. */
+    minimum_run_minutes: z.number().int().min(0).max(1440).default(0),
+    quiet_hours: QuietHours.default({ enabled: false, start: '22:00', end: '07:00' }),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    for (const name of CONDITION_NAMES) {
+      const c = cfg.conditions[name];
+      if (!c) continue;
+      const below = CONDITION_DIRECTION[name] === 'below';
+      const pairs: [number, number, string][] = [[c.start_value, c.stop_value, 'stop_value']];
+      if (c.quiet_start_value !== null || c.quiet_stop_value !== null) {
+        pairs.push([
+          c.quiet_start_value ?? c.start_value,
+          c.quiet_stop_value ?? c.stop_value,
+          'quiet_stop_value',
+        ]);
+      }
+      for (const [start, stop, field] of pairs) {
+        if (below ? stop <= start : stop >= start) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['conditions', name, field],
+            message: `must be ${below ? 'above' : 'below'} the start value (hysteresis)`,
+          });
+        }
+      }
+      if (c.enabled && !cfg.sources[name]) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', name],
+          message: 'an enabled condition needs a source',
+        });
+      }
+    }
+    if (cfg.keep_off_while_grid && !cfg.sources.grid) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', 'grid'],
+        message: 'keep_off_while_grid needs a grid source',
+      });
+    }
+  });
+export type ConditionsConfig = z.infer<typeof ConditionsConfig>;
+export type ConditionsConfigInput = z.input<typeof ConditionsConfig>;
+
+/** PUT /api/conditions/sources/{name}/value (a REST source), and the dev mode's fake of any source. */
+export const SourceValueBody = z.object({ value: z.number().finite().nullable() }).strict();
+
+export const SOURCE_STATUSES = ['ok', 'stale', 'missing'] as const;
+export const SourceLive = z.object({
+  name: SourceName,
+  type: z.enum(['mqtt', 'victron_gx', 'ha_statestream', 'rest']),
+  /** The topic it listens to; null for a REST source. */
+  topic: z.string().nullable(),
+  value: z.number().nullable(),
+  unit: z.string().nullable(),
+  status: z.enum(SOURCE_STATUSES),
+  updated_at: UnixSeconds.nullable(),
+});
+export type SourceLive = z.infer<typeof SourceLive>;
+
+export const CONDITION_STATES = [
+  'off',
+  'idle',
+  'start_pending',
+  'active',
+  'stop_pending',
+  'unknown',
+] as const;
+export const ConditionLive = z.object({
+  name: ConditionName,
+  enabled: z.boolean(),
+  /** idle: neither threshold holds; active: the condition holds the run (or asks for one). */
+  state: z.enum(CONDITION_STATES),
+  value: z.number().nullable(),
+  /** The thresholds in force now (quiet hours or not). */
+  start_value: z.number(),
+  stop_value: z.number(),
+  /** Seconds until a pending start or stop, null when none is pending. */
+  countdown_seconds: z.number().int().nonnegative().nullable(),
+  /** When the pending start or stop happens if nothing changes (Unix seconds). */
+  due_at: UnixSeconds.nullable(),
+});
+export type ConditionLive = z.infer<typeof ConditionLive>;
+
+/** GET /api/conditions, and `conditions` in the controller's retained state. */
+export const ConditionsStatus = z.object({
+  quiet_hours_active: z.boolean(),
+  grid_present: z.boolean().nullable(),
+  /** The run a condition started and still holds, or null. */
+  holding_run: z.boolean(),
+  /** Seconds of the minimum run time left, null when none applies. */
+  minimum_run_remaining_seconds: z.number().int().nonnegative().nullable(),
+  sources: z.array(SourceLive),
+  conditions: z.array(ConditionLive),
+});
+export type ConditionsStatus = z.infer<typeof ConditionsStatus>;
+
+export const ConditionsOverview = ConditionsStatus.extend({ config: ConditionsConfig });
+
+/** One sample of GET /api/conditions/samples (the console chart). */
+export const SourceSample = z.object({ at: UnixSeconds, value: z.number().nullable() });
+export const SamplesResponse = z.object({
+  source: SourceName,
+  samples: z.array(SourceSample),
+});

@@ -1,0 +1,143 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { conditions as C } from '@outpost/contracts';
+import { HttpError } from '@outpost/runtime';
+import type { ControllerService } from '../controller-service.js';
+import { actorOf, errorResponses, router } from './context.js';
+import { body, json } from './openapi.js';
+
+const tags = ['conditions'];
+const NameParam = z.object({ name: C.SourceName });
+const SamplesQuery = z
+  .object({ source: C.SourceName, hours: z.coerce.number().int().min(1).max(6).default(6) })
+  .strict();
+
+const HIDDEN = '********';
+
+/** A broker URL's password as GET shows it. */
+const redact = (url: string | undefined) => url?.replace(/^([a-z]+:\/\/[^:/@]+:)[^@]*@/i, `$1${HIDDEN}@`);
+
+function redacted(cfg: C.ConditionsConfig): C.ConditionsConfig {
+  const sources = Object.fromEntries(
+    Object.entries(cfg.sources).map(([name, src]) => [
+      name,
+      src && 'broker_url' in src && src.broker_url ? { ...src, broker_url: redact(src.broker_url) } : src,
+    ]),
+  );
+  return { ...cfg, sources } as C.ConditionsConfig;
+}
+
+/** A PUT that sends back what GET showed keeps the stored password. */
+function restorePasswords(next: C.ConditionsConfig, current: C.ConditionsConfig): C.ConditionsConfig {
+  for (const name of C.SOURCE_NAMES) {
+    const src = next.sources[name];
+    const old = current.sources[name];
+    if (!src || !old || !('broker_url' in src) || !('broker_url' in old) || !src.broker_url) continue;
+    if (src.broker_url.includes(`:${HIDDEN}@`) && redact(old.broker_url) === src.broker_url)
+      src.broker_url = old.broker_url;
+  }
+  return next;
+}
+
+/** /api/conditions: the start conditions' configuration, live values, states and countdowns. */
+export function conditionsRoutes(svc: ControllerService, opts: { dev: boolean }) {
+  const r = router();
+  const conditions = svc.conditions;
+  const overview = () => ({ ...conditions.status(), config: redacted(conditions.config) });
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/conditions',
+      tags,
+      summary:
+        'Sources with their live values, each condition with its state and countdown, and the configuration',
+      responses: { 200: json(C.ConditionsOverview), ...errorResponses([401]) },
+    }),
+    (c) => c.json(overview(), 200),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/conditions/config',
+      tags,
+      summary: 'The start conditions configuration (broker passwords hidden)',
+      responses: { 200: json(C.ConditionsConfig), ...errorResponses([401]) },
+    }),
+    (c) => c.json(redacted(conditions.config), 200),
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/conditions/config',
+      tags,
+      summary:
+        'Replace the start conditions configuration: sources, conditions, grid, minimum run, quiet hours',
+      request: body(C.ConditionsConfig),
+      responses: { 200: json(C.ConditionsOverview), ...errorResponses([400, 401, 422, 503]) },
+    }),
+    async (c) => {
+      const next = restorePasswords(c.req.valid('json'), conditions.config);
+      try {
+        await conditions.update(next, actorOf(c));
+      } catch (err) {
+        svc.logger.error({ err }, 'start conditions not saved');
+        throw new HttpError(503, 'The database is unavailable');
+      }
+      return c.json(overview(), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/conditions/sources/{name}/value',
+      tags,
+      summary: 'A reading for a REST source (scaled by its scale); null says the source has no value now',
+      request: { params: NameParam, ...body(C.SourceValueBody) },
+      responses: { 200: json(C.ConditionsStatus), ...errorResponses([400, 401, 409, 422]) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param');
+      if (!(await conditions.restValue(name, c.req.valid('json').value)))
+        throw new HttpError(409, `Source ${name} is not a REST source`);
+      return c.json(conditions.status(), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/conditions/samples',
+      tags,
+      summary: "A source's readings over the last hours (at most one per 30 s, kept in memory) for the chart",
+      request: { query: SamplesQuery },
+      responses: { 200: json(C.SamplesResponse), ...errorResponses([401, 422]) },
+    }),
+    (c) => {
+      const q = c.req.valid('query');
+      return c.json({ source: q.source, samples: conditions.samples(q.source, q.hours) }, 200);
+    },
+  );
+
+  if (opts.dev) {
+    r.openapi(
+      createRoute({
+        method: 'post',
+        path: '/api/dev/conditions/{name}',
+        tags: ['development'],
+        summary: 'Fake a reading of any configured source, as it would arrive (mock mode only)',
+        request: { params: NameParam, ...body(C.SourceValueBody) },
+        responses: { 200: json(C.ConditionsStatus), ...errorResponses([400, 401, 409, 422]) },
+      }),
+      async (c) => {
+        const { name } = c.req.valid('param');
+        if (!conditions.config.sources[name]) throw new HttpError(409, `Source ${name} is not configured`);
+        await conditions.reading(name, c.req.valid('json').value);
+        return c.json(conditions.status(), 200);
+      },
+    );
+  }
+  return r;
+}
