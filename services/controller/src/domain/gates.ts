@@ -44,10 +44,11 @@ export function checkStart(req: StartRequestContext, input: GateInput): Refusal 
   });
   if (state.generator_running) return refuse('already_running');
   if (state.slave_physical_safety_engaged) return refuse('epo');
-  // A standing request (the input signal, the selector at Run) asks again at every evaluation: into a
-  // relay node that is not connected, each start would end with comm_loss one lease later and be taken
-  // again at once. It waits for the node; the node's return is evaluated like any other change.
-  if ((req.hoaRun || req.trigger === 'bms') && state.slave_connection_status === 'disconnected') {
+  // A standing request (the input signal, a start condition, the selector at Run) asks again at every
+  // evaluation: into a relay node that is not connected, each start would end with comm_loss one lease
+  // later and be taken again at once. It waits for the node; its return is evaluated like any change.
+  const standing = req.hoaRun || req.trigger === 'bms' || CONDITION_TRIGGERS.has(req.trigger);
+  if (standing && state.slave_connection_status === 'disconnected') {
     return refuse('relay_unavailable', REFUSAL_MESSAGES.relay_node_disconnected);
   }
   if (req.hoaRun) return null;
