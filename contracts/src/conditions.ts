@@ -1,19 +1,13 @@
 import { z } from 'zod';
 import { UnixSeconds } from './common.js';
+import { CONDITION_NAMES } from './names.js';
 
 /**
  * Start conditions: measured values (state of charge, battery voltage and current, AC load and two
  * inverter warnings) that start and stop the generator, after Victron's GX "Generator start/stop".
  * A condition's name is also the run's trigger and, when it ends the run, the stop reason.
  */
-export const CONDITION_NAMES = [
-  'soc',
-  'battery_voltage',
-  'battery_current',
-  'ac_load',
-  'high_temperature',
-  'overload',
-] as const;
+export { CONDITION_NAMES };
 export const ConditionName = z.enum(CONDITION_NAMES);
 export type ConditionName = z.infer<typeof ConditionName>;
 

@@ -1,23 +1,7 @@
 import { z } from 'zod';
+import { CONDITION_NAMES, TRIGGERS } from './names.js';
 
-/**
- * Generator-control spec: "Trigger values", plus `external`: a run the generator's running feedback
- * showed while Outpost had not asked for one (started at its own panel).
- */
-export const TRIGGERS = [
-  'bms',
-  'manual',
-  'scheduled',
-  'exercise',
-  'external',
-  // Start conditions (conditions.ts): the condition that started the run.
-  'soc',
-  'battery_voltage',
-  'battery_current',
-  'ac_load',
-  'high_temperature',
-  'overload',
-] as const;
+export { TRIGGERS } from './names.js';
 export const Trigger = z.enum(TRIGGERS);
 export type Trigger = z.infer<typeof Trigger>;
 
@@ -34,12 +18,7 @@ export const STOP_REASONS = [
   // Beyond the spec: the running feedback fell while Outpost still commanded the run.
   'unexpected_stop',
   // Start conditions: the last condition holding the run met its stop value; or the grid came back.
-  'soc',
-  'battery_voltage',
-  'battery_current',
-  'ac_load',
-  'high_temperature',
-  'overload',
+  ...CONDITION_NAMES,
   'grid_present',
 ] as const;
 export const StopReason = z.enum(STOP_REASONS);

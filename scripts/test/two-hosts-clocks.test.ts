@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratchStacks } from './helpers/scratch.js';
 import { adminToken, api, controllerHost, relayHost } from './helpers/sites.js';
-import { signalGroup, sleep, until } from './helpers/processes.js';
+import { signalGroup, sleep, until, within } from './helpers/processes.js';
 
 /**
  * Two hosts whose clocks disagree, as after a power cut at an offline site: each Pi boots with its own
@@ -21,20 +20,7 @@ if (CI && !existsSync(LIBFAKETIME))
 const INTERVAL_MS = 1000;
 const FAILSAFE_SECONDS = 3;
 
-const { dirs, running } = scratchStacks(30_000);
-
-const tempDir = (tag: string) => {
-  const d = mkdtempSync(join(tmpdir(), `outpost-${tag}-`));
-  dirs.push(d);
-  return d;
-};
-
-/** Time from `since` until `check` holds, ms. */
-async function within(what: string, check: () => Promise<boolean>, ms: number): Promise<number> {
-  const t0 = performance.now();
-  await until(what, check, ms);
-  return performance.now() - t0;
-}
+const { running, tempDir } = scratchStacks(30_000);
 
 describe.skipIf(!existsSync(LIBFAKETIME)).each([
   ['2 h ahead', 7_200],

@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureSecrets } from '../src/secrets.js';
 import { haveMosquitto, mosquittoConf } from './helpers/mosquitto.js';
 import { haveNetns, type TwoHosts, twoHosts } from './helpers/netns.js';
-import { freePort, sleep, until } from './helpers/processes.js';
+import { freePort, sleep, until, within } from './helpers/processes.js';
 import { scratchStacks } from './helpers/scratch.js';
 import { adminToken, api, controllerHost, relayHost } from './helpers/sites.js';
 
@@ -35,26 +34,13 @@ const FAILSAFE_S = 30;
 // Ten minutes, as a site would see a bad radio link for a while; shorter only in a local run that asks.
 const LOSS_S = CI ? 600 : Number(process.env.OUTPOST_FAULT_LOSS_SECONDS ?? 600);
 
-const { dirs, running } = scratchStacks(60_000);
+const { running, tempDir } = scratchStacks(60_000);
 const helpers: ChildProcess[] = [];
 let net: TwoHosts | undefined;
 afterAll(() => {
   for (const h of helpers) h.kill('SIGKILL');
   net?.remove();
 });
-
-const tempDir = (tag: string) => {
-  const d = mkdtempSync(join(tmpdir(), `outpost-${tag}-`));
-  dirs.push(d);
-  return d;
-};
-
-/** Milliseconds until `check` holds, or a failure naming what did not happen within `ms`. */
-async function within(what: string, check: () => Promise<boolean>, ms: number): Promise<number> {
-  const t0 = performance.now();
-  await until(what, check, ms);
-  return performance.now() - t0;
-}
 
 /** The site's Mosquitto on host A, listening on its link address too; restartable like the service. */
 function siteBroker(hosts: TwoHosts, confPath: string, port: number) {

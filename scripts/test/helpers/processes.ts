@@ -28,6 +28,13 @@ export async function until<T>(
   }
 }
 
+/** Milliseconds until `check` holds, or a failure naming what did not happen within `ms`. */
+export async function within(what: string, check: () => Promise<boolean>, ms: number): Promise<number> {
+  const t0 = performance.now();
+  await until(what, check, ms);
+  return performance.now() - t0;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const s = createServer();

@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { stopOrphanServer } from '../../src/embedded-db.js';
 import { type Launched, signalGroup } from './processes.js';
@@ -7,7 +9,11 @@ import { type Launched, signalGroup } from './processes.js';
  * The DATA_DIRs and launchers a test file makes, torn down after its last test: launchers killed, then
  * any PostgreSQL a killed launcher left behind stopped, then the folders removed.
  */
-export function scratchStacks(timeoutMs = 60_000): { dirs: string[]; running: Launched[] } {
+export function scratchStacks(timeoutMs = 60_000): {
+  dirs: string[];
+  running: Launched[];
+  tempDir: (tag: string) => string;
+} {
   const dirs: string[] = [];
   const running: Launched[] = [];
   afterAll(async () => {
@@ -17,5 +23,10 @@ export function scratchStacks(timeoutMs = 60_000): { dirs: string[]; running: La
       rmSync(d, { recursive: true, force: true });
     }
   }, timeoutMs);
-  return { dirs, running };
+  const tempDir = (tag: string) => {
+    const d = mkdtempSync(join(tmpdir(), `outpost-${tag}-`));
+    dirs.push(d);
+    return d;
+  };
+  return { dirs, running, tempDir };
 }

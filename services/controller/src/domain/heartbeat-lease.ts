@@ -5,7 +5,6 @@ import type { RelayPort } from './types.js';
 import {
   type AckSink,
   type ClockOffset,
-  type DesiredSink,
   type HeartbeatOptions,
   type LeaseLoss,
   confirmsOn,

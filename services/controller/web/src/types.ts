@@ -23,19 +23,7 @@ export type ExerciseStatus = z.infer<typeof generator.ExerciseStatus>;
 export type Webhook = z.infer<typeof generator.Webhook>;
 export type HoaPosition = NonNullable<GenState['hoa_position']>;
 
-export const TRIGGERS = [
-  'bms',
-  'manual',
-  'scheduled',
-  'exercise',
-  'external',
-  'soc',
-  'battery_voltage',
-  'battery_current',
-  'ac_load',
-  'high_temperature',
-  'overload',
-] as const;
+export { TRIGGERS } from '@outpost/contracts/names';
 export const HOA_POSITIONS = ['auto', 'quiet', 'run', 'fault'] as const;
 
 export interface DevGpio {
