@@ -272,30 +272,57 @@ export const Schedule = z.object({
 });
 export type Schedule = z.infer<typeof Schedule>;
 
+/**
+ * Exercise until the battery is full (the GX's periodic run "Run until battery is fully charged"): the
+ * run goes on past duration_minutes while the soc start-condition source reports a fresh value below
+ * battery_full_soc, up to max_duration_minutes from its start. A stale or missing soc ends it at
+ * duration_minutes.
+ */
+const ExerciseUntilFullFields = {
+  until_battery_full: z.boolean(),
+  battery_full_soc: z.number().min(1).max(100),
+  max_duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+};
+
+export const EXERCISE_UNTIL_FULL_DEFAULTS = {
+  until_battery_full: false,
+  battery_full_soc: 100,
+  max_duration_minutes: 240,
+} as const;
+
+const exerciseFields = {
+  enabled: z.boolean(),
+  frequency_days: z.number().int().min(1).max(365),
+  start_time: ClockTime,
+  duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+};
+
 export const ExerciseSettings = z
   .object({
-    enabled: z.boolean(),
-    frequency_days: z.number().int().min(1).max(365),
-    start_time: ClockTime,
-    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+    ...exerciseFields,
+    until_battery_full: ExerciseUntilFullFields.until_battery_full.optional(),
+    battery_full_soc: ExerciseUntilFullFields.battery_full_soc.optional(),
+    max_duration_minutes: ExerciseUntilFullFields.max_duration_minutes.optional(),
   })
   .strict();
 
 export const ExerciseSettingsUpdate = z
-  .object({
-    enabled: z.boolean(),
-    frequency_days: z.number().int().min(1).max(365),
-    start_time: ClockTime,
-    duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
-  })
+  .object({ ...exerciseFields, ...ExerciseUntilFullFields })
   .partial()
   .strict();
+
+/** The longest an exercise run may last must not be shorter than its duration (checked on the merged settings). */
+export const exerciseMaxTooShort = (s: { duration_minutes: number; max_duration_minutes: number }): boolean =>
+  s.max_duration_minutes < s.duration_minutes;
 
 export const ExerciseStatus = z.object({
   enabled: z.boolean(),
   frequency_days: z.number().int(),
   start_time: z.string(),
   duration_minutes: z.number().int(),
+  until_battery_full: z.boolean(),
+  battery_full_soc: z.number(),
+  max_duration_minutes: z.number().int(),
   next_exercise_date: UnixSeconds.nullable(),
   last_run_at: UnixSeconds.nullable(),
   last_result: z.string().nullable(),

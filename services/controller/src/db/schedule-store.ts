@@ -1,3 +1,4 @@
+import { generator } from '@outpost/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { ExerciseDef, ScheduleDef, ScheduleStore } from '../domain/schedule-runner.js';
 import type { Db } from './connection.js';
@@ -19,6 +20,7 @@ export const EXERCISE_DEFAULTS = {
   frequency_days: 7,
   start_time: '10:00',
   duration_minutes: 15,
+  ...generator.EXERCISE_UNTIL_FULL_DEFAULTS,
 };
 
 export class SqlScheduleStore implements ScheduleStore {

@@ -13,6 +13,7 @@ import type { Refusal } from './gates.js';
 import { AliveStamp } from './modules/alive-stamp.js';
 import { Arming } from './modules/arming.js';
 import { AutoStop } from './modules/auto-stop.js';
+import { type ExerciseUntilFull, exerciseHold } from './modules/exercise-until-full.js';
 import { BmsSignal } from './modules/bms-signal.js';
 import { Cooldown } from './modules/cooldown.js';
 import { ExerciseReports } from './modules/exercise-reports.js';
@@ -50,13 +51,23 @@ export class GeneratorController {
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
   private maintenanceDue = false;
+  private exerciseUntilFull: ExerciseUntilFull | null = null;
 
   constructor(deps: ControllerDeps) {
     const core = new GeneratorCore(deps);
     this.core = core;
     // Registration order is the order timers are armed and deciders are asked: keep it.
     core.register(new AliveStamp(core));
-    core.register(new AutoStop(core));
+    core.register(
+      new AutoStop(core, () =>
+        exerciseHold(
+          this.exerciseUntilFull,
+          core.state.generator_start_time ?? core.now,
+          core.now,
+          this.conditions.fresh('soc'),
+        ),
+      ),
+    );
     this.runtimeLimits = core.register(new RuntimeLimits(core));
     this.quiet = core.register(new QuietOverride(core));
     core.register(new Cooldown(core));
@@ -91,6 +102,11 @@ export class GeneratorController {
 
   boot(): Promise<BootReport> {
     return bootSequence(this.core);
+  }
+
+  /** The exercise schedule's "until the battery is full" option (null: off); read at the exercise's duration. */
+  setExerciseUntilFull(cfg: ExerciseUntilFull | null): void {
+    this.exerciseUntilFull = cfg;
   }
 
   /** Stops timers (tests, shutdown). */

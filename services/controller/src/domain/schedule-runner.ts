@@ -19,6 +19,9 @@ export interface ExerciseDef {
   frequency_days: number;
   start_time: string;
   duration_minutes: number;
+  until_battery_full: boolean;
+  battery_full_soc: number;
+  max_duration_minutes: number;
   next_exercise_at: number | null;
 }
 
@@ -71,6 +74,15 @@ export class ScheduleRunner {
   async reload(): Promise<void> {
     this.schedules = await this.deps.store.enabledSchedules();
     this.exerciseDef = await this.deps.store.exercise();
+    const ex = this.exerciseDef;
+    this.deps.controller.setExerciseUntilFull(
+      ex?.until_battery_full
+        ? {
+            full_soc: ex.battery_full_soc,
+            max_minutes: Math.max(ex.max_duration_minutes, ex.duration_minutes),
+          }
+        : null,
+    );
     this.arm();
   }
 

@@ -93,6 +93,9 @@ export function scheduleRoutes(svc: ControllerService) {
       frequency_days: row.frequency_days,
       start_time: row.start_time,
       duration_minutes: row.duration_minutes,
+      until_battery_full: row.until_battery_full,
+      battery_full_soc: row.battery_full_soc,
+      max_duration_minutes: row.max_duration_minutes,
       next_exercise_date: row.enabled ? sec(row.next_exercise_at) : null,
       last_run_at: sec(row.last_run_at),
       last_result: row.last_result,
@@ -115,7 +118,7 @@ export function scheduleRoutes(svc: ControllerService) {
       path: '/api/exercise',
       tags: ['exercise'],
       summary:
-        'Exercise schedule: every frequency_days at start_time, for duration_minutes, under the automated gates',
+        'Exercise schedule: every frequency_days at start_time, for duration_minutes, under the automated gates; with until_battery_full it runs on while the soc source is below battery_full_soc, up to max_duration_minutes',
       request: body(generator.ExerciseSettingsUpdate),
       responses: { 200: json(generator.ExerciseStatus), ...errorResponses([400, 401, 422]) },
     }),
@@ -123,6 +126,11 @@ export function scheduleRoutes(svc: ControllerService) {
       const patch = c.req.valid('json');
       const current = (await svc.schedules.exerciseRow()) ?? { ...EXERCISE_DEFAULTS, next_exercise_at: null };
       const next = { ...current, ...patch };
+      if (generator.exerciseMaxTooShort(next))
+        throw new HttpError(
+          422,
+          `max_duration_minutes: ${next.max_duration_minutes} is shorter than duration_minutes (${next.duration_minutes})`,
+        );
       const timingChanged =
         patch.start_time !== undefined || patch.frequency_days !== undefined || patch.enabled === true;
       const nextAt =
@@ -136,6 +144,9 @@ export function scheduleRoutes(svc: ControllerService) {
         frequency_days: next.frequency_days,
         start_time: next.start_time,
         duration_minutes: next.duration_minutes,
+        until_battery_full: next.until_battery_full,
+        battery_full_soc: next.battery_full_soc,
+        max_duration_minutes: next.max_duration_minutes,
         next_exercise_at: nextAt,
       });
       await audit(c, 'exercise.update', patch);

@@ -181,6 +181,94 @@ describe('/api/exercise', () => {
     });
   });
 
+  it('until_battery_full: stored with its full value and maximum; a bad value is refused with 422 and changes nothing', async () => {
+    t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
+    const initial = (await t.request('GET', '/api/exercise')).body;
+    // The spec's defaults stay as they were; the option is off by default.
+    expect(initial).toMatchObject({
+      enabled: false,
+      frequency_days: 7,
+      start_time: '10:00',
+      duration_minutes: 15,
+      until_battery_full: false,
+      battery_full_soc: 100,
+      max_duration_minutes: 240,
+    });
+    const put = await t.request('PUT', '/api/exercise', {
+      enabled: true,
+      until_battery_full: true,
+      battery_full_soc: 98,
+      max_duration_minutes: 180,
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({
+      until_battery_full: true,
+      battery_full_soc: 98,
+      max_duration_minutes: 180,
+    });
+    const stored = (await t.request('GET', '/api/exercise')).body;
+    for (const bad of [
+      { battery_full_soc: 101 },
+      { battery_full_soc: 0 },
+      { battery_full_soc: '100' },
+      { until_battery_full: 'yes' },
+      { max_duration_minutes: 1441 },
+      { max_duration_minutes: 90.5 },
+      // The maximum may not be shorter than the duration, checked on the merged settings.
+      { max_duration_minutes: 10 },
+      { duration_minutes: 200 },
+      { duration_minutes: 30, max_duration_minutes: 20 },
+    ]) {
+      const res = await t.request('PUT', '/api/exercise', bad);
+      expect(res.status, JSON.stringify(bad)).toBe(422);
+      expect((await t.request('GET', '/api/exercise')).body).toEqual(stored);
+    }
+    const longer = await t.request('PUT', '/api/exercise', {
+      duration_minutes: 200,
+      max_duration_minutes: 300,
+    });
+    expect(longer.body).toMatchObject({ duration_minutes: 200, max_duration_minutes: 300 });
+  });
+
+  it('an exercise with until_battery_full runs on past its duration until the REST soc source reports full', async () => {
+    t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
+    const cfg = await t.request('PUT', '/api/conditions/config', {
+      sources: { soc: { type: 'rest', stale_after_seconds: 600 } },
+    });
+    expect(cfg.status).toBe(200);
+    await t.request('PUT', '/api/exercise', {
+      enabled: true,
+      frequency_days: 7,
+      start_time: '10:00',
+      duration_minutes: 15,
+      until_battery_full: true,
+      battery_full_soc: 100,
+      max_duration_minutes: 120,
+    });
+    await t.request('POST', '/api/generator/arm');
+    const soc = (value: number) => t.request('PUT', '/api/conditions/sources/soc/value', { value });
+    await soc(70);
+    t.clock.advance(MIN);
+    await waitFor(() => t.svc.controller.view().running);
+    for (let m = 0; m < 20; m += 5) {
+      await soc(85);
+      t.clock.advance(5 * MIN);
+    }
+    await soc(99);
+    // 20 minutes in: past the 15-minute duration, still running on a soc below full.
+    expect(t.svc.controller.view()).toMatchObject({ running: true, trigger: 'exercise' });
+    await soc(100);
+    await waitFor(() => !t.svc.controller.view().running);
+    await waitFor(
+      async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_reason !== null,
+    );
+    expect((await t.request('GET', '/api/generator/history')).body[0]).toMatchObject({
+      trigger_type: 'exercise',
+      stop_reason: 'exercise_end',
+      duration_seconds: 20 * 60,
+    });
+  });
+
   it('an exercise run starts with trigger exercise and ends with exercise_end', async () => {
     t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
     await t.request('PUT', '/api/exercise', {

@@ -100,4 +100,23 @@ describe('controller OpenAPI document', () => {
     );
     expect(id.schema).toMatchObject({ minimum: 1, maximum: 2_147_483_647 });
   });
+
+  it('documents the exercise option "until the battery is full" with its bounds, in the update and the status', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
+    const d = doc as any;
+    const resolve = (s: { $ref?: string }) =>
+      s.$ref ? d.components.schemas[s.$ref.split('/').pop() as string] : s;
+    const put = resolve(d.paths['/api/exercise'].put.requestBody.content['application/json'].schema);
+    expect(put.additionalProperties).toBe(false);
+    expect(put.properties.until_battery_full.type).toBe('boolean');
+    expect(put.properties.battery_full_soc).toMatchObject({ type: 'number', minimum: 1, maximum: 100 });
+    expect(put.properties.max_duration_minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 1440 });
+    // The spec's exercise fields keep their bounds.
+    expect(put.properties.frequency_days).toMatchObject({ minimum: 1, maximum: 365 });
+    expect(put.properties.duration_minutes).toMatchObject({ minimum: 1, maximum: 1440 });
+    const status = resolve(d.paths['/api/exercise'].get.responses['200'].content['application/json'].schema);
+    expect(status.required).toEqual(
+      expect.arrayContaining(['until_battery_full', 'battery_full_soc', 'max_duration_minutes']),
+    );
+  });
 });

@@ -130,6 +130,14 @@ export class StartConditions implements ControllerModule {
     await this.core.evaluate();
   }
 
+  /** A source's value while it is fresh and valid, with when it goes stale; null otherwise. */
+  fresh(name: SourceName): { value: number; staleAt: number } | null {
+    const s = sourceState(this.config, name, this.readings[name], this.listeningSince, this.core.now);
+    return s.status === 'ok' && s.value !== null && s.staleAt !== null
+      ? { value: s.value, staleAt: s.staleAt }
+      : null;
+  }
+
   /** Live values, condition states and countdowns (GET /api/conditions, the retained state). */
   status(): ConditionsStatus {
     const core = this.core;
