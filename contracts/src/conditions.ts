@@ -89,8 +89,10 @@ export const PlainSource = z
   .strict();
 
 /**
- * A Victron GX (Venus OS MQTT, dbus-flashmq): the topic follows from the portal id and the device
- * instances; payloads are `{"value": x}`. The controller sends the keep-alive the GX needs.
+ * A Victron GX (Venus OS MQTT, dbus-flashmq): the topic follows from the portal id; payloads are
+ * `{"value": x}`. The controller sends the keep-alive the GX needs. Without device instances the values
+ * come from the GX's own system service (`system/0/…`: the battery monitor the GX selected, the total AC
+ * consumption, the active AC input); an instance reads that one device instead.
  */
 export const VictronSource = z
   .object({
@@ -101,10 +103,14 @@ export const VictronSource = z
       .min(1)
       .max(64)
       .regex(/^[A-Za-z0-9]+$/, 'the VRM portal id: letters and digits'),
-    /** The battery monitor's device instance (battery/<instance>/…). */
-    battery_instance: z.number().int().min(0).max(9999).default(512),
-    /** The inverter's device instance (vebus/<instance>/…: warnings and AC input). */
-    vebus_instance: z.number().int().min(0).max(9999).default(276),
+    /** null: the GX's system service (system/0/Dc/Battery/…); a number: that battery monitor (battery/<n>/…). */
+    battery_instance: z.number().int().min(0).max(9999).nullable().default(null),
+    /**
+     * null: the GX's system service for the AC load (total consumption) and the grid (active AC input);
+     * a number: that inverter (vebus/<n>/…: output power, AC input connected). The two warnings exist only
+     * on the inverter, so their sources need it.
+     */
+    vebus_instance: z.number().int().min(0).max(9999).nullable().default(null),
     /** Omitted: 1, except the battery current, where Venus OS counts discharge negative (-1). */
     scale: z
       .number()
@@ -211,6 +217,16 @@ export const ConditionsConfig = z
           code: 'custom',
           path: ['sources', name],
           message: 'an enabled condition needs a source',
+        });
+      }
+    }
+    for (const name of ['high_temperature', 'overload'] as const) {
+      const src = cfg.sources[name];
+      if (src?.type === 'victron_gx' && src.vebus_instance === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', name, 'vebus_instance'],
+          message: "the inverter's warnings are read from the inverter: give its VRM instance",
         });
       }
     }

@@ -48,7 +48,7 @@ describe('/api/conditions', () => {
     expect(put.body.config.sources.battery_voltage.broker_url).toBe('mqtt://gx:********@192.168.1.20:1883');
     expect(put.body.sources.map((s: { name: string; topic: string | null }) => [s.name, s.topic])).toEqual([
       ['soc', null],
-      ['battery_voltage', 'N/c0619ab1c2d3/battery/512/Dc/0/Voltage'],
+      ['battery_voltage', 'N/c0619ab1c2d3/system/0/Dc/Battery/Voltage'],
     ]);
     // Sending back what GET showed keeps the stored password.
     const shown = (await t.request('GET', '/api/conditions/config')).body;
@@ -71,6 +71,13 @@ describe('/api/conditions', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toContain('conditions.soc.stop_value');
     expect((await t.request('GET', '/api/conditions/config')).body.conditions.soc.stop_value).toBe(80);
+    const noInverter = await t.request('PUT', '/api/conditions/config', {
+      ...config,
+      sources: { ...config.sources, overload: config.sources.battery_voltage },
+    });
+    expect(noInverter.status).toBe(422);
+    expect(noInverter.body.detail).toContain('sources.overload.vebus_instance');
+    expect((await t.request('GET', '/api/conditions/config')).body.sources.overload).toBeUndefined();
     expect((await t.request('PUT', '/api/conditions/config', 'not json')).status).toBe(400);
     t.setToken('');
     expect((await t.request('GET', '/api/conditions')).status).toBe(401);

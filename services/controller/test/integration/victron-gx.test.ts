@@ -30,14 +30,24 @@ class FakeGx {
   private aliveSince: number | null = null;
   readonly published: string[] = [];
   private readonly values = new Map<string, number | null>([
+    // The system service (dbus-systemcalc-py): the selected battery monitor, consumption, active input.
+    [`N/${PORTAL}/system/0/Dc/Battery/Soc`, 23.5],
+    [`N/${PORTAL}/system/0/Dc/Battery/Voltage`, 51.26],
+    [`N/${PORTAL}/system/0/Dc/Battery/Current`, -42.1],
+    [`N/${PORTAL}/system/0/Ac/Consumption/L1/Power`, 2350],
+    [`N/${PORTAL}/system/0/Ac/Consumption/L2/Power`, null],
+    [`N/${PORTAL}/system/0/Ac/Consumption/L3/Power`, null],
+    [`N/${PORTAL}/system/0/Ac/Consumption/Total/Power`, 2350],
+    [`N/${PORTAL}/system/0/Ac/ActiveIn/Source`, 240],
+    [`N/${PORTAL}/system/0/Serial`, null],
+    // The devices themselves.
     [`N/${PORTAL}/battery/512/Soc`, 23.5],
     [`N/${PORTAL}/battery/512/Dc/0/Voltage`, 51.24],
     [`N/${PORTAL}/battery/512/Dc/0/Current`, -42.1],
-    [`N/${PORTAL}/vebus/276/Ac/Out/P`, 2350],
+    [`N/${PORTAL}/vebus/276/Ac/Out/P`, 2290],
     [`N/${PORTAL}/vebus/276/Alarms/HighTemperature`, 0],
     [`N/${PORTAL}/vebus/276/Alarms/Overload`, 0],
     [`N/${PORTAL}/vebus/276/Ac/ActiveIn/Connected`, 0],
-    [`N/${PORTAL}/system/0/Serial`, null],
   ]);
 
   private constructor(private readonly client: mqtt.MqttClient) {}
@@ -129,17 +139,27 @@ describe('Victron GX preset', () => {
       },
       sources: {
         soc: victron,
-        battery_voltage: victron,
+        // A specific battery monitor instead of the one the GX selected.
+        battery_voltage: { ...victron, battery_instance: 512 },
         battery_current: victron,
         ac_load: victron,
-        overload: victron,
+        // The warnings are only on the inverter: its instance is needed.
+        overload: { ...victron, vebus_instance: 276 },
         grid: victron,
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.sources.find((s: { name: string }) => s.name === 'soc').topic).toBe(
-      `N/${PORTAL}/battery/512/Soc`,
+    const topics = Object.fromEntries(
+      (res.body.sources as { name: string; topic: string }[]).map((s) => [s.name, s.topic]),
     );
+    expect(topics).toEqual({
+      soc: `N/${PORTAL}/system/0/Dc/Battery/Soc`,
+      battery_voltage: `N/${PORTAL}/battery/512/Dc/0/Voltage`,
+      battery_current: `N/${PORTAL}/system/0/Dc/Battery/Current`,
+      ac_load: `N/${PORTAL}/system/0/Ac/Consumption/Total/Power`,
+      overload: `N/${PORTAL}/vebus/276/Alarms/Overload`,
+      grid: `N/${PORTAL}/system/0/Ac/ActiveIn/Source`,
+    });
     // The first keep-alive is empty (publish everything); only after it does the GX publish.
     await waitFor(async () => (await values()).soc === 23.5);
     expect(gx.keepalives[0]).toBe('');
@@ -152,9 +172,17 @@ describe('Victron GX preset', () => {
       grid: 0,
     });
 
-    gx.change('battery/512/Soc', 19.8);
-    gx.change('vebus/276/Ac/ActiveIn/Connected', 1);
-    await waitFor(async () => (await values()).soc === 19.8 && (await values()).grid === 1);
+    gx.change('system/0/Dc/Battery/Soc', 19.8);
+    // The generator on the active input is not the grid; the grid (1) or shore (3) is.
+    gx.change('system/0/Ac/ActiveIn/Source', 2);
+    await waitFor(async () => (await values()).soc === 19.8);
+    expect((await values()).grid).toBe(0);
+    gx.change('system/0/Ac/ActiveIn/Source', 1);
+    await waitFor(async () => (await values()).grid === 1);
+    gx.change('system/0/Ac/ActiveIn/Source', 3);
+    gx.change('system/0/Ac/Consumption/Total/Power', 4120);
+    await waitFor(async () => (await values()).ac_load === 4120);
+    expect((await values()).grid).toBe(1);
     expect((await overview()).conditions[0]).toMatchObject({
       name: 'soc',
       state: 'start_pending',
@@ -163,7 +191,8 @@ describe('Victron GX preset', () => {
 
     // A device that left the D-Bus publishes an empty payload: unknown, never a start.
     gx.change('battery/512/Dc/0/Voltage', 'gone');
-    await waitFor(async () => (await values()).battery_voltage === null);
+    gx.change('system/0/Ac/ActiveIn/Source', null);
+    await waitFor(async () => (await values()).battery_voltage === null && (await values()).grid === null);
 
     // Every 30 s (half the GX's 60 s timeout) a keep-alive that asks for no republish.
     const before = gx.keepalives.length;

@@ -1,19 +1,41 @@
 import type { SourceConfig, SourceName } from '@outpost/contracts/conditions';
 
+type VictronSourceConfig = Extract<SourceConfig, { type: 'victron_gx' }>;
+
 /**
- * Where each source reads on a Victron GX (Venus OS MQTT, `N/<portal id>/<service>/<instance>/<path>`):
- * the battery monitor for state of charge, voltage and current; the inverter (vebus) for its AC
- * output power, its two warnings and whether its AC input (grid or shore) is connected.
+ * Where each source reads on a Victron GX (Venus OS MQTT, `N/<portal id>/<service>/<instance>/<path>`).
+ * By default the GX's own system service (com.victronenergy.system, instance 0, dbus-systemcalc-py):
+ * the state of charge, voltage and current of the battery monitor the GX selected, the total AC
+ * consumption, and the source on the active AC input. With an instance, that device: the battery
+ * monitor (battery/<n>), the inverter (vebus/<n>: its AC output power and whether its AC input is
+ * connected). The warnings exist only on the inverter (the schema asks for its instance).
  */
-const VICTRON_PATHS: Record<SourceName, (battery: number, vebus: number) => string> = {
-  soc: (b) => `battery/${b}/Soc`,
-  battery_voltage: (b) => `battery/${b}/Dc/0/Voltage`,
-  battery_current: (b) => `battery/${b}/Dc/0/Current`,
-  ac_load: (_b, v) => `vebus/${v}/Ac/Out/P`,
-  high_temperature: (_b, v) => `vebus/${v}/Alarms/HighTemperature`,
-  overload: (_b, v) => `vebus/${v}/Alarms/Overload`,
-  grid: (_b, v) => `vebus/${v}/Ac/ActiveIn/Connected`,
-};
+function victronPath(name: SourceName, src: VictronSourceConfig): string {
+  const b = src.battery_instance;
+  const v = src.vebus_instance;
+  switch (name) {
+    case 'soc':
+      return b === null ? 'system/0/Dc/Battery/Soc' : `battery/${b}/Soc`;
+    case 'battery_voltage':
+      return b === null ? 'system/0/Dc/Battery/Voltage' : `battery/${b}/Dc/0/Voltage`;
+    case 'battery_current':
+      return b === null ? 'system/0/Dc/Battery/Current' : `battery/${b}/Dc/0/Current`;
+    case 'ac_load':
+      return v === null ? 'system/0/Ac/Consumption/Total/Power' : `vebus/${v}/Ac/Out/P`;
+    case 'high_temperature':
+      return `vebus/${v}/Alarms/HighTemperature`;
+    case 'overload':
+      return `vebus/${v}/Alarms/Overload`;
+    case 'grid':
+      return v === null ? 'system/0/Ac/ActiveIn/Source' : `vebus/${v}/Ac/ActiveIn/Connected`;
+  }
+}
+
+/**
+ * system/0/Ac/ActiveIn/Source names what feeds the active AC input: 1 grid and 3 shore count as grid
+ * present; 2 (the generator itself), 240 (no input connected, inverting) and 0 (not available) do not.
+ */
+const VICTRON_GRID_SOURCES: ReadonlySet<number> = new Set([1, 3]);
 
 /** The GX publishes only while someone sends this at least every 60 s (dbus-flashmq's keep-alive). */
 export const victronKeepaliveTopic = (portalId: string): string => `R/${portalId}/keepalive`;
@@ -27,7 +49,7 @@ export function sourceTopic(name: SourceName, src: SourceConfig): string | null 
     case 'mqtt':
       return src.topic;
     case 'victron_gx':
-      return `N/${src.portal_id}/${VICTRON_PATHS[name](src.battery_instance, src.vebus_instance)}`;
+      return `N/${src.portal_id}/${victronPath(name, src)}`;
     case 'ha_statestream': {
       const [domain, object] = src.entity_id.split('.');
       return `${src.base_topic}/${domain}/${object}/state`;
@@ -84,6 +106,8 @@ export function parseSourcePayload(
   if (src.type === 'victron_gx') {
     if (payload.trim() === '') raw = null;
     else raw = asNumber(walk(safeJson(payload), 'value'));
+    if (name === 'grid' && src.vebus_instance === null && typeof raw === 'number')
+      raw = VICTRON_GRID_SOURCES.has(raw) ? 1 : 0;
   } else if (src.type === 'mqtt' && src.json_path !== null) {
     raw = asNumber(walk(safeJson(payload), src.json_path));
   } else {
