@@ -136,7 +136,16 @@ function SchedulesCard() {
   );
 }
 
-type ExerciseDraft = Pick<ExerciseStatus, 'enabled' | 'frequency_days' | 'start_time' | 'duration_minutes'>;
+type ExerciseDraft = Pick<
+  ExerciseStatus,
+  | 'enabled'
+  | 'frequency_days'
+  | 'start_time'
+  | 'duration_minutes'
+  | 'until_battery_full'
+  | 'battery_full_soc'
+  | 'max_duration_minutes'
+>;
 
 function ExerciseCard() {
   const {
@@ -152,6 +161,9 @@ function ExerciseCard() {
       frequency_days: d.frequency_days,
       start_time: d.start_time,
       duration_minutes: d.duration_minutes,
+      until_battery_full: d.until_battery_full,
+      battery_full_soc: d.battery_full_soc,
+      max_duration_minutes: d.max_duration_minutes,
     }),
     store: (draft) => api('/api/exercise', { method: 'PUT', body: draft }),
     saved: 'Exercise schedule saved',
@@ -204,6 +216,32 @@ function ExerciseCard() {
               max={1440}
               value={draft.duration_minutes}
               onValue={(v) => setDraft({ ...draft, duration_minutes: Number(v) })}
+            />
+          </div>
+          <CheckField
+            label="Then run on until the battery is full (reads the soc start-condition source)"
+            name="exercise_until_full"
+            checked={draft.until_battery_full}
+            onChange={(until_battery_full) => setDraft({ ...draft, until_battery_full })}
+          />
+          <div class="row">
+            <InputField
+              label="Full at (% soc)"
+              type="number"
+              name="exercise_full_soc"
+              min={1}
+              max={100}
+              value={draft.battery_full_soc}
+              onValue={(v) => setDraft({ ...draft, battery_full_soc: Number(v) })}
+            />
+            <InputField
+              label="At most (minutes)"
+              type="number"
+              name="exercise_max_duration"
+              min={1}
+              max={1440}
+              value={draft.max_duration_minutes}
+              onValue={(v) => setDraft({ ...draft, max_duration_minutes: Number(v) })}
             />
           </div>
           <button type="submit" class="primary" disabled={act.busy}>
