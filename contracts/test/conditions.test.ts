@@ -16,7 +16,11 @@ describe('start conditions configuration', () => {
       sources: { soc: { type: 'victron_gx', portal_id: 'c0619ab1c2d3' } },
     });
     expect(cfg.conditions.soc).toMatchObject({ quiet_start_value: null, quiet_stop_value: null });
-    expect(cfg.sources.soc).toMatchObject({ battery_instance: 512, stale_after_seconds: 300 });
+    expect(cfg.sources.soc).toMatchObject({
+      battery_instance: null,
+      vebus_instance: null,
+      stale_after_seconds: 300,
+    });
     expect(cfg.minimum_run_minutes).toBe(0);
     expect(cfg.quiet_hours).toEqual({ enabled: false, start: '22:00', end: '07:00' });
   });
