@@ -1,24 +1,13 @@
 import { ConditionsConfig, type ConditionsConfigInput } from '@outpost/contracts/conditions';
 import { describe, expect, it } from 'vitest';
 import { type HarnessOptions, harness, USER } from '../helpers/harness.js';
+import { LOAD_CONDITION, SOC_CONDITION } from '../helpers/condition-fixtures.js';
 
 const S = 1000;
 const MIN = 60 * S;
 const rest = { type: 'rest', stale_after_seconds: 7200 } as const;
-const soc = {
-  enabled: true,
-  start_value: 30,
-  start_delay_seconds: 120,
-  stop_value: 85,
-  stop_delay_seconds: 60,
-};
-const load = {
-  enabled: true,
-  start_value: 3000,
-  start_delay_seconds: 10,
-  stop_value: 1000,
-  stop_delay_seconds: 30,
-};
+const soc = SOC_CONDITION;
+const load = LOAD_CONDITION;
 
 async function withConditions(cfg: ConditionsConfigInput, opts: HarnessOptions = { armed: true }) {
   const h = await harness(opts);

@@ -10,6 +10,7 @@ import { type TestApp, testApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { type Mosquitto, startMosquitto } from '../helpers/mosquitto.js';
 import { waitFor } from '../helpers/wait.js';
+import { LOAD_CONDITION, SOC_CONDITION } from '../helpers/condition-fixtures.js';
 
 const S = 1000;
 let tdb: TestDatabase;
@@ -23,20 +24,8 @@ let watcher: mqtt.MqttClient;
 let ha: ReturnType<typeof attachHomeAssistant> | undefined;
 const seen: { topic: string; payload: string }[] = [];
 
-const soc = {
-  enabled: true,
-  start_value: 30,
-  start_delay_seconds: 120,
-  stop_value: 85,
-  stop_delay_seconds: 60,
-};
-const load = {
-  enabled: true,
-  start_value: 3000,
-  start_delay_seconds: 10,
-  stop_value: 1000,
-  stop_delay_seconds: 30,
-};
+const soc = SOC_CONDITION;
+const load = LOAD_CONDITION;
 const plain = (topic: string, extra: object = {}) => ({
   type: 'mqtt',
   topic,
