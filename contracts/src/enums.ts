@@ -17,6 +17,9 @@ export const STOP_REASONS = [
   'max_runtime',
   // Beyond the spec: the running feedback fell while Outpost still commanded the run.
   'unexpected_stop',
+  // Beyond the spec: automation was disarmed during the run. The relay node obeys a disarm at once (a
+  // relay is ON only under a lease that says armed), so the run ends there rather than go on unpowered.
+  'disarmed',
   // Start conditions: the last condition holding the run met its stop value; or the grid came back.
   ...CONDITION_NAMES,
   'grid_present',
@@ -59,8 +62,11 @@ export const NOTIFICATION_EVENTS = [
   'maintenance_due',
   'disarmed_reminder',
   'override_reminder',
-  // The safety link: a run's relay ON not confirmed by the relay node.
+  // The safety link: a run's relay ON not confirmed by the relay node; a node report that did not
+  // verify; a lease the connected controller could not publish.
   'relay_not_confirmed',
+  'relay_node_report_unverified',
+  'lease_not_published',
   // Start conditions: a value source fell silent past its stale_after (and when it is back).
   'condition_source_stale',
   'condition_source_restored',

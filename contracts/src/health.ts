@@ -20,12 +20,17 @@ export type FailToStartPolicy = z.infer<typeof FailToStartPolicy>;
 /**
  * Standing alarms. `relay_not_confirmed`: a run whose relay the relay node did not report ON within
  * 2 heartbeat intervals + 5 s of the start (it refused the lease, EPO, cut off, an earlier version).
+ * `relay_node_report_unverified`: a relay node state report whose signature did not verify against
+ * the pinned node key (or an epoch claim without the controller's own signature) was ignored.
+ * `lease_not_published`: the controller is connected to the broker but could not publish its lease.
  */
 export const HEALTH_ALARMS = [
   'fail_to_start',
   'unexpected_stop',
   'exercise_failed',
   'relay_not_confirmed',
+  'relay_node_report_unverified',
+  'lease_not_published',
 ] as const;
 export const HealthAlarm = z.enum(HEALTH_ALARMS);
 export type HealthAlarm = z.infer<typeof HealthAlarm>;

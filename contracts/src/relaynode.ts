@@ -188,7 +188,20 @@ export const FailsafeStatus = z.object({
 });
 export type FailsafeStatus = z.infer<typeof FailsafeStatus>;
 
-/** Retained MQTT `relaynode/<id>/state`. */
+/** A relay node's report-signing public key: a raw Ed25519 key, base64url (43 characters). */
+export const NodeKey = z
+  .string()
+  .length(43)
+  .regex(/^[A-Za-z0-9_-]{43}$/, 'an Ed25519 public key, base64url');
+
+/**
+ * Retained MQTT `relaynode/<id>/state`. Signed by the node's own key (made on the Pi at its first
+ * start, pinned by the controller on first contact): `node_key` names it and `report_sig` covers every
+ * other field (`reportSigningInput`). The controller acts on no report that does not verify, so the
+ * node's broker account alone (it is in the join string) cannot confirm a start, fake an EPO, or move
+ * the controller's epoch. `applied_lease` is the signed lease the node applied last: the evidence the
+ * controller needs, with its own signature on it, before it moves its epoch past the node's.
+ */
 export const RelaynodeState = z.object({
   relay_on: z.boolean(),
   armed: z.boolean(),
@@ -207,8 +220,36 @@ export const RelaynodeState = z.object({
   challenge: LeaseChallenge.optional(),
   clock: ClockEcho.nullable().optional(),
   refusal: LeaseRefusal.nullable().optional(),
+  applied_lease: DesiredState.nullable().optional(),
+  node_key: NodeKey.optional(),
+  report_sig: LeaseSignature.optional(),
 });
 export type RelaynodeState = z.infer<typeof RelaynodeState>;
+
+/** The version of the report signature's input; a node and a controller of one release agree on it. */
+export const REPORT_PROTOCOL = 1;
+
+/** Sorted keys at every level, so the signed bytes do not depend on how a JSON encoder orders them. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = canonical(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The exact bytes a node signs and the controller verifies: every field but the signature. */
+export function reportSigningInput(nodeId: string, state: RelaynodeState): Uint8Array {
+  const { report_sig: _sig, ...rest } = state;
+  return new TextEncoder().encode(
+    `outpost-report/${REPORT_PROTOCOL}\n${nodeId}\n${JSON.stringify(canonical(rest))}`,
+  );
+}
 
 export const RelayStateResponse = z.object({
   relay_on: z.boolean(),

@@ -1,9 +1,11 @@
 import {
+  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
   type KeyObject,
   sign,
+  timingSafeEqual,
   verify,
 } from 'node:crypto';
 
@@ -64,4 +66,20 @@ export function verifyLease(key: KeyObject, input: Uint8Array, signature: string
   } catch {
     return false;
   }
+}
+
+/**
+ * A readable fingerprint of a public key: SHA-256 of the raw key, first 16 bytes in hex pairs. The
+ * console and the relay node's log show it, so an operator can compare the pinned key with the Pi's.
+ */
+export function keyFingerprint(publicKey: string): string {
+  const digest = createHash('sha256').update(Buffer.from(publicKey, 'base64url')).digest('hex');
+  return (digest.slice(0, 32).match(/../g) ?? []).join(':');
+}
+
+/** True when `signature` is the one this key makes over `input` (Ed25519 signatures are deterministic). */
+export function signedBy(key: KeyObject, input: Uint8Array, signature: string): boolean {
+  const mine = Buffer.from(signLease(key, input));
+  const theirs = Buffer.from(signature);
+  return mine.length === theirs.length && timingSafeEqual(mine, theirs);
 }

@@ -17,6 +17,8 @@ import { attachRelaynodeLink } from './bus/relaynode-link.js';
 import { RelayNodeRest, relayPort } from './bus/relay-port.js';
 import { type ControllerEnv, listenPort } from './config.js';
 import { openDatabase } from './db/connection.js';
+import { SqlNodeKeyStore } from './db/node-key-store.js';
+import { NodeReportGate } from './domain/node-report-gate.js';
 import { buildGateway } from './gateway/gateway.js';
 import { notifierProxy } from './gateway/notifier-proxy.js';
 import { type InputsTestHooks, openInputs } from './inputs/open-inputs.js';
@@ -150,8 +152,13 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     },
   });
   let ha: ReturnType<typeof attachHomeAssistant> | null = null;
+  const nodeKey = new NodeReportGate(env.RELAYNODE_ID, new SqlNodeKeyStore(database), () => clock.now(), (err) =>
+    logger.error({ err }, 'pinning the relay node key failed; it is pinned in memory and written again at the next start'),
+  );
+  await nodeKey.load();
   if (mqtt) {
     await attachRelaynodeLink({
+      gate: nodeKey,
       bus: mqtt,
       relaynodeId: env.RELAYNODE_ID,
       heartbeat,
@@ -210,6 +217,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
         ? notifierProxy({ url: env.NOTIFIER_URL, apiSecret: env.NOTIFIER_API_SECRET, logger })
         : undefined,
     relaynode: new RelaynodeAdmin(mqtt, env.RELAYNODE_ID, env.RELAYNODE_REQUEST_TIMEOUT_SECONDS * 1000),
+    ...(mqtt ? { nodeKey } : {}),
     health: async () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not_used',
       database: (await database.ping()) ? 'connected' : 'disconnected',

@@ -11,10 +11,12 @@ import {
   RELEASE_VERSION,
 } from '@outpost/runtime';
 import { type Clock, monotonicClock, systemClock } from '@outpost/runtime/clock';
+import { keyFingerprint } from '@outpost/runtime/lease-keys';
 import { leaseVerifier, NO_PUBLIC_KEY } from './domain/lease-verifier.js';
 import type { Challenges } from './domain/lease.js';
 import { NodeAdmin } from './admin.js';
 import { attachBus } from './bus/relaynode-bus.js';
+import { loadOrCreateReportKey } from './identity/report-key.js';
 import { pressMockEpo } from './gateway/dev-routes.js';
 import type { RelaynodeConfig } from './config.js';
 import { Alerts } from './domain/alerts.js';
@@ -119,6 +121,13 @@ export async function startRelayNode(o: StartOptions) {
     log,
     nodeId: config.id,
   });
+  const { key: reportKey, created } = loadOrCreateReportKey(join(config.dataDir, 'relay-node', 'report-key'));
+  log.info(
+    { node_key_fingerprint: keyFingerprint(reportKey.publicKey) },
+    created
+      ? 'made this node its report-signing key: the controller pins it at first contact and shows this fingerprint'
+      : 'state reports signed with this node key',
+  );
   const verifyLease = leaseVerifier(config.id, config.controllerPublicKey);
   if (!config.controllerPublicKey) log.error({}, NO_PUBLIC_KEY);
   node = new RelayNode({
@@ -188,6 +197,7 @@ export async function startRelayNode(o: StartOptions) {
           }
         : undefined,
       wifi,
+      reportKey,
     );
   } else {
     log.warn({}, 'MQTT_URL not set: heartbeats only over REST (POST /api/heartbeat)');

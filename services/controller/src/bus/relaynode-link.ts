@@ -5,6 +5,7 @@ import type { RelayNodeConnectionStatus } from '@outpost/contracts';
 import { RelayNodeConnection } from '../domain/relay-node-connection.js';
 import type { DomainLogger } from '../domain/types.js';
 import type { HeartbeatPublisher } from '../domain/heartbeat-lease.js';
+import type { NodeReportGate } from '../domain/node-report-gate.js';
 
 export interface RelaynodeLinkOptions {
   bus: OutpostMqtt;
@@ -14,6 +15,8 @@ export interface RelaynodeLinkOptions {
   clock: Clock;
   logger: DomainLogger;
   intervalSeconds: number;
+  /** Which node reports may be acted on (the pinned node key). */
+  gate: NodeReportGate;
 }
 
 /** Re-sync heartbeats after a node (re)appears are spaced at least this far apart. */
@@ -26,7 +29,10 @@ const RESYNC_MIN_MS = 250;
  * (or reboots) gets a heartbeat at once.
  */
 export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<RelayNodeConnection> {
-  const { bus, relaynodeId: id, heartbeat, controller, clock, logger } = opts;
+  const { bus, relaynodeId: id, heartbeat, controller, clock, logger, gate } = opts;
+  /** Why the newest report was refused, while no verified one came after it. */
+  let refused: string | null = null;
+  const warnedCodes = new Set<string>();
   const link = new RelayNodeConnection(opts.intervalSeconds * 1000, () => heartbeat.leaseView());
   let lastResync = Number.NEGATIVE_INFINITY;
 
@@ -35,7 +41,7 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
   const leaseFacts = (): RelayReport => ({
     relay_confirmed: heartbeat.relayConfirmed,
     unconfirmed_reason: heartbeat.confirmationPending
-      ? unconfirmedReason(heartbeat, link.connectionStatus)
+      ? unconfirmedReason(heartbeat, link.connectionStatus, refused)
       : null,
     clock_offset_ms: heartbeat.clockOffset?.offset_ms ?? null,
   });
@@ -58,10 +64,19 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
         failsafe_triggered: true,
         ...(why === 'undelivered' ? { lease_undelivered: true } : {}),
         ...(why === 'unconfirmed'
-          ? { lease_unconfirmed: unconfirmedReason(heartbeat, link.connectionStatus) }
+          ? { lease_unconfirmed: unconfirmedReason(heartbeat, link.connectionStatus, refused) }
           : {}),
       }),
+    onUnverifiedReport: (reason) => unverified(reason),
+    onPublishing: (failure) =>
+      void controller
+        .leasePublishing(failure)
+        .catch((err: unknown) => logger.error({ err }, 'lease publishing alarm failed')),
   });
+  const unverified = (reason: string) =>
+    void controller
+      .relayReportUnverified(reason)
+      .catch((err: unknown) => logger.error({ err }, 'unverified report alarm failed'));
 
   await bus.subscribe('availability', { svc: 'relaynode', id }, (payload) => {
     const online = payload === 'online';
@@ -77,6 +92,24 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
     if (state.lease_protocol === undefined && !warnedOutdated) {
       warnedOutdated = true;
       logger.error({ relaynode: id }, OUTDATED_NODE);
+    }
+    // Nothing in a report the node did not sign is acted on: not its relay, EPO, refusal or epoch.
+    const verdict = gate.judge(state);
+    if (!verdict.ok) {
+      refused = state.lease_protocol === undefined ? OUTDATED_NODE : verdict.reason;
+      if (!warnedCodes.has(verdict.code)) {
+        warnedCodes.add(verdict.code);
+        logger.warn({ relaynode: id, code: verdict.code }, verdict.reason);
+      }
+      unverified(verdict.reason);
+      return;
+    }
+    refused = null;
+    if (verdict.pinnedNow) {
+      logger.info(
+        { relaynode: id, node_key_fingerprint: gate.pinnedKey?.fingerprint },
+        'relay node key pinned at first contact: only reports signed with it are acted on',
+      );
     }
     heartbeat.nodeState(state, clock.now());
     report(link.state(state, clock.now()));
@@ -95,7 +128,12 @@ export const OUTDATED_NODE =
   'relay node runs an earlier version without signed leases: it refuses every heartbeat and keeps the relay OFF; upgrade it (install the same release on the relay node host)';
 
 /** Why the node has not confirmed the current ON, in the words the alarm and the console show. */
-export function unconfirmedReason(heartbeat: HeartbeatPublisher, link: RelayNodeConnectionStatus): string {
+export function unconfirmedReason(
+  heartbeat: HeartbeatPublisher,
+  link: RelayNodeConnectionStatus,
+  refused: string | null = null,
+): string {
+  if (refused) return refused;
   const node = heartbeat.nodeReport;
   if (!node) return 'no state from the relay node yet (not connected to the broker)';
   if (node.lease_protocol === undefined) return OUTDATED_NODE;

@@ -23,6 +23,13 @@ export const leaseEpoch = controller.sequence('lease_epoch', { startWith: 1, inc
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
+/** The relay nodes' report-signing keys, pinned at first contact (a node re-installed needs a forget). */
+export const relaynodeKeys = controller.table('relaynode_keys', {
+  relaynode_id: text('relaynode_id').primaryKey(),
+  public_key: text('public_key').notNull(),
+  pinned_at: ms('pinned_at').notNull(),
+});
+
 export const users = controller.table('users', {
   id: serial('id').primaryKey(),
   username: text('username').notNull().unique(),

@@ -23,6 +23,7 @@ import { HourMeter } from './modules/hour-meter.js';
 import { Overrides } from './modules/overrides.js';
 import { QuietOverride } from './modules/quiet-override.js';
 import { type RelayLinkView, type RelayReport, RelayReports } from './modules/relay-reports.js';
+import { LinkIntegrity } from './modules/link-integrity.js';
 import { RunningFeedback } from './modules/running-feedback.js';
 import { RuntimeLimits } from './modules/runtime-limits.js';
 import { SettingsAndFuel, type SettingsPatch } from './modules/settings-and-fuel.js';
@@ -48,6 +49,7 @@ export class GeneratorController {
   /** Start conditions (state of charge, voltage, current, load, warnings): GET/PUT /api/conditions. */
   readonly conditions: StartConditions;
   private readonly relay: RelayReports;
+  private readonly linkIntegrity: LinkIntegrity;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
   private maintenanceDue = false;
@@ -79,6 +81,7 @@ export class GeneratorController {
     this.conditions = core.register(new StartConditions(core, deps.config.timezone ?? 'UTC'));
     this.bms = core.register(new BmsSignal(core));
     this.relay = core.register(new RelayReports(core));
+    this.linkIntegrity = core.register(new LinkIntegrity(core));
     this.feedback = core.register(new RunningFeedback(core));
     this.hourMeter = core.register(new HourMeter(core, this.feedback));
     core.register(new ExerciseReports(core, this.feedback));
@@ -297,6 +300,16 @@ export class GeneratorController {
 
   relayReported(report: RelayReport): Promise<void> {
     return this.relay.reported(report);
+  }
+
+  /** A relay node report (or epoch claim) failed verification and was ignored. */
+  relayReportUnverified(reason: string): Promise<void> {
+    return this.linkIntegrity.reportUnverified(reason);
+  }
+
+  /** The lease could not be published while connected (why), or is published again (null). */
+  leasePublishing(failure: string | null): Promise<void> {
+    return this.linkIntegrity.publishing(failure);
   }
 
   // ---- generator health -------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { relaynode } from '@outpost/contracts';
 import { generateLeaseKeys, leasePrivateKey, signLease } from '@outpost/runtime/lease-keys';
 import type { LeaseView } from './relay-node-connection.js';
@@ -8,6 +9,7 @@ import {
   type HeartbeatOptions,
   type LeaseLoss,
   confirmsOn,
+  EPOCH_EXHAUSTED,
   EPOCH_PASSED,
   laterEpoch,
   offsetFromEcho,
@@ -39,6 +41,10 @@ export class HeartbeatPublisher implements RelayPort {
   private confirmed = false;
   private confirmTimer: unknown = null;
   private recovering = false;
+  /** Epoch claims already reported as unverified (each is raised once). */
+  private readonly claimsSeen = new Set<string>();
+  /** Why the last heartbeat could not be published while connected; null once one is. */
+  private publishFailure: string | null = null;
   /** The node's clock minus ours, from its echo; null until measured. Read-only outside. */
   clockOffset: ClockOffset | null = null;
   private lastEchoSeq: number | null = null;
@@ -80,9 +86,10 @@ export class HeartbeatPublisher implements RelayPort {
     this.intent = fn;
   }
 
-  setHooks(hooks: { onTick?: () => void; onLeaseLost?: (why: LeaseLoss) => void }): void {
-    if (hooks.onTick) this.opts.onTick = hooks.onTick;
-    if (hooks.onLeaseLost) this.opts.onLeaseLost = hooks.onLeaseLost;
+  setHooks(
+    hooks: Pick<HeartbeatOptions, 'onTick' | 'onLeaseLost' | 'onUnverifiedReport' | 'onPublishing'>,
+  ): void {
+    Object.assign(this.opts, hooks);
   }
 
   start(): void {
@@ -192,16 +199,36 @@ export class HeartbeatPublisher implements RelayPort {
   }
 
   /**
-   * A node that has applied a later epoch than ours (a restored backup, a second controller with the
-   * same key) refuses everything we send as stale: move past it and send at once.
+   * A node that has applied a later lease than ours (a restored backup, a second controller with the
+   * same key) refuses everything we send as stale: move past it and send at once. Only on evidence
+   * this controller can check: the lease the node applied, with our own signature on it. A claim we
+   * never signed (a forged report, a compromised node) moves nothing, so nothing the node's side can
+   * send takes the epoch out of its encoding or stops the leases.
    */
   private recoverIfPassed(state: relaynode.RelaynodeState): void {
     const seen = state.epoch;
+    const passed =
+      laterEpoch(seen, this.epoch) ||
+      (seen === this.epoch && state.applied_seq !== null && state.applied_seq > this.seq);
     const recover = this.opts.recoverEpoch;
-    if (!recover || this.recovering || !laterEpoch(seen, this.epoch)) return;
+    if (!passed || !recover || this.recovering) return;
+    const evidence = state.applied_lease;
+    if (
+      !evidence ||
+      evidence.epoch !== seen ||
+      evidence.seq !== state.applied_seq ||
+      !this.signedByUs(evidence)
+    ) {
+      this.unverifiedClaim(seen as string, state.applied_seq);
+      return;
+    }
     this.recovering = true;
     recover(seen as string)
       .then((epoch) => {
+        if (!relaynode.LeaseEpoch.safeParse(epoch).success) {
+          this.opts.logger.error({ seen, epoch }, EPOCH_EXHAUSTED);
+          return;
+        }
         this.opts.logger.warn({ seen, epoch }, EPOCH_PASSED);
         this.epochValue = epoch;
         return this.beat();
@@ -210,6 +237,24 @@ export class HeartbeatPublisher implements RelayPort {
       .finally(() => {
         this.recovering = false;
       });
+  }
+
+  /** Ed25519 signatures are deterministic: a lease is ours when signing its fields again gives its signature. */
+  private signedByUs(lease: relaynode.DesiredState): boolean {
+    const { sig, ...fields } = lease;
+    const mine = Buffer.from(this.sign(relaynode.leaseSigningInput(this.nodeId, fields)));
+    const theirs = Buffer.from(sig);
+    return mine.length === theirs.length && timingSafeEqual(mine, theirs);
+  }
+
+  private unverifiedClaim(epoch: string, seq: number | null): void {
+    const claim = `${epoch}/${seq}`;
+    if (this.claimsSeen.has(claim)) return;
+    this.claimsSeen.add(claim);
+    if (this.claimsSeen.size > 64) this.claimsSeen.delete(this.claimsSeen.values().next().value!);
+    const reason = `the relay node reports epoch ${epoch.slice(0, 20)} seq ${seq} without a lease this controller signed: ignored, the epoch stays ${this.epoch}`;
+    this.opts.logger.warn({ epoch: epoch.slice(0, 20), seq }, reason);
+    this.opts.onUnverifiedReport?.(reason);
   }
 
   get lastSent(): relaynode.DesiredState | null {
@@ -228,14 +273,31 @@ export class HeartbeatPublisher implements RelayPort {
     await this.beat();
   }
 
-  /** Publishes the current intent now; throws when the broker is unreachable. */
+  /**
+   * Publishes the current intent now; throws when the broker is unreachable. A connected controller
+   * that cannot publish says so at once (`onPublishing`), with the error: the node's failsafe will
+   * drop the relay, and the cause must not be a mystery.
+   */
   async beat(): Promise<void> {
     const { sink } = this.opts;
-    const payload = this.next();
-    if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
-    this.remember(payload);
-    await sink.publish(payload);
-    this.delivered(payload);
+    try {
+      const payload = this.next();
+      if (!sink.connected) throw new Error('MQTT broker not connected; heartbeat not sent');
+      this.remember(payload);
+      await sink.publish(payload);
+      this.delivered(payload);
+      this.publishing(null);
+    } catch (err) {
+      if (sink.connected) this.publishing((err as Error).message || String(err));
+      throw err;
+    }
+  }
+
+  private publishing(failure: string | null): void {
+    if (failure === this.publishFailure) return;
+    this.publishFailure = failure;
+    if (failure) this.opts.logger.error({ reason: failure }, 'relay lease not published');
+    this.opts.onPublishing?.(failure);
   }
 
   /**

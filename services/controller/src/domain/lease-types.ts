@@ -33,6 +33,10 @@ export interface HeartbeatOptions {
   epoch?: string;
   /** A new epoch above one the relay node has seen (the sequence moved past it). */
   recoverEpoch?: (seen: string) => Promise<string>;
+  /** The node claimed an epoch (or seq) past ours without our signature on it: ignored; why. */
+  onUnverifiedReport?: (reason: string) => void;
+  /** A connected controller could not publish a lease (the error), or can again (null). */
+  onPublishing?: (failure: string | null) => void;
   /** The relay node the leases are for: its id is bound into the signature. */
   nodeId?: string;
   /** Signs a lease's bytes (LEASE_SIGNING_KEY); without one, a key of this process only. */
@@ -94,6 +98,9 @@ export function confirmsOn(state: relaynode.RelaynodeState, epoch: string, onSeq
     state.relay_on
   );
 }
+
+export const EPOCH_EXHAUSTED =
+  'the relay node had applied the highest lease epoch there is (15 digits): leases go on in the current epoch; reset the relay node (restart it) to continue';
 
 export const EPOCH_PASSED =
   'the relay node had applied a later lease epoch (a restored backup, or another controller with this key): continuing with a new epoch';

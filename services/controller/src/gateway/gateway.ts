@@ -19,6 +19,8 @@ import { maintenanceRoutes } from './routes-maintenance.js';
 import { overrideRoutes } from './routes-override.js';
 import { DEV_ENDPOINTS, relaynodeRoutes } from './routes-relaynode.js';
 import { relaynodeSystemRoutes } from './routes-relaynode-system.js';
+import { relaynodeKeyRoutes } from './routes-relaynode-key.js';
+import type { NodeReportGate } from '../domain/node-report-gate.js';
 import { scheduleRoutes } from './routes-schedules.js';
 import { webhookRoutes } from './routes-webhooks.js';
 
@@ -39,6 +41,8 @@ export interface GatewayOptions {
   metricsAuth?: MetricsAuth | null;
   /** Relay node administration over MQTT (absent: the /api/relaynode/* routes answer 503). */
   relaynode?: RelaynodeAdmin;
+  /** The pinned relay node key (absent without a relay node link). */
+  nodeKey?: NodeReportGate;
   /** Forwards /api/notifications/* and /api/system-notifications/* to the notifier (NOTIFIER_URL). */
   notifier?: NotifierProxy;
 }
@@ -129,6 +133,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const dev = opts.devMode === true && svc.mockGpio !== null;
   mount(conditionsRoutes(svc, { dev }));
   if (dev && svc.mockGpio) mount(devRoutes(svc, svc.mockGpio));
+  if (opts.nodeKey) mount(relaynodeKeyRoutes(opts.nodeKey, opts.logger));
   if (opts.relaynode) mount(relaynodeRoutes(opts.relaynode, opts.logger));
   if (opts.relaynode) mount(relaynodeSystemRoutes(svc, opts.relaynode));
   if (opts.relaynode && dev) mount(relaynodeRoutes(opts.relaynode, opts.logger, DEV_ENDPOINTS));

@@ -59,6 +59,12 @@ export function healthEntities(o: {
     unexpected_stop: alarm('unexpected_stop', 'Unexpected stop', 'unexpected_stop'),
     exercise_failed: alarm('exercise_failed', 'Exercise failed', 'exercise_failed'),
     relay_not_confirmed: alarm('relay_not_confirmed', 'Relay not confirmed', 'relay_not_confirmed'),
+    relay_node_report_unverified: alarm(
+      'relay_node_report_unverified',
+      'Relay node report unverified',
+      'relay_node_report_unverified',
+    ),
+    lease_not_published: alarm('lease_not_published', 'Lease not published', 'lease_not_published'),
     maintenance_due: {
       p: 'binary_sensor',
       name: 'Service due',

@@ -34,6 +34,7 @@ import {
   validValue,
   watchProcess,
 } from '@outpost/contracts/testing';
+import { MemoryNodeKeyStore, NodeReportGate } from '../../src/domain/node-report-gate.js';
 import { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { attachMqtt, mqttSinks } from '../../src/bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from '../../src/bus/relaynode-admin.js';
@@ -71,7 +72,8 @@ beforeAll(async () => {
   t = await testApp(database, { clock, eventSink: sinks.events });
   heartbeat.setIntent(() => t.svc.controller.desired());
   const wiring = { bus, relaynodeId: 'main', heartbeat, controller: t.svc.controller, clock, logger };
-  await attachRelaynodeLink({ ...wiring, intervalSeconds: 10 });
+  const gate = new NodeReportGate('main', new MemoryNodeKeyStore(), () => clock.now());
+  await attachRelaynodeLink({ ...wiring, intervalSeconds: 10, gate });
   await attachMqtt(t.svc, bus, { sinks, heartbeat, controllerId: 'main', logger });
   ha = attachHomeAssistant(t.svc, bus, {
     enabled: true,

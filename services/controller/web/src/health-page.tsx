@@ -24,6 +24,9 @@ const ALARMS: Record<NonNullable<HealthStatus['alarm']>, string> = {
   unexpected_stop: 'Unexpected stop: the generator stopped while Outpost ran it',
   exercise_failed: 'Exercise failed',
   relay_not_confirmed: 'Relay not confirmed: the relay node did not report the relay ON for the run',
+  relay_node_report_unverified:
+    'Relay node report unverified: a state report without the pinned node key was ignored',
+  lease_not_published: 'Lease not published: the controller could not send its heartbeat lease',
 };
 
 function feedbackText(h: HealthStatus): string {

@@ -42,6 +42,8 @@ const HEALTH_ALARMS: Record<NonNullable<Gen['state']>['health_alarm'] & string, 
   unexpected_stop: 'The generator stopped unexpectedly',
   exercise_failed: 'The last exercise failed',
   relay_not_confirmed: 'The relay node did not confirm the relay ON',
+  relay_node_report_unverified: 'A relay node report failed verification and was ignored',
+  lease_not_published: 'The controller could not publish its heartbeat lease',
 };
 
 /** Past this, the Status page says the relay node's clock is off (the controller logs it too). */

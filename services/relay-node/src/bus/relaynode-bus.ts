@@ -1,6 +1,7 @@
 import { relaynode, type relaynodeSystem, type ResponseEnvelope } from '@outpost/contracts';
 import { HttpError, type OutpostMqtt } from '@outpost/runtime';
 import type { NodeAdmin } from '../admin.js';
+import type { ReportKey } from '../identity/report-key.js';
 import type { LogSink, RelayNode } from '../domain/relay-node.js';
 import { readSystemInfo } from '../system/info.js';
 import type { NetworkManagerWifi } from '../system/wifi.js';
@@ -20,13 +21,15 @@ export async function attachBus(
   dev?: { pressEpo(engaged: boolean): Promise<boolean> },
   /** NetworkManager on the system bus; null: the WiFi verbs answer 503. */
   wifi: NetworkManagerWifi | null = null,
+  /** The node's own key: every state it publishes is signed, so the controller can tell it from a forgery. */
+  reportKey: ReportKey | null = null,
 ) {
   let latest: relaynode.RelaynodeState = node.state();
   const publishState = (state: relaynode.RelaynodeState) => {
     latest = state;
     if (!bus.connected) return; // the (re)connect handler publishes the latest
     bus
-      .publish('relaynodeState', { id }, state)
+      .publish('relaynodeState', { id }, reportKey ? reportKey.sign(id, state) : state)
       .catch((err: unknown) => log.warn({ err }, 'state publish failed'));
   };
   const off = node.onChange(publishState);

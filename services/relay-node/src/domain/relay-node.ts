@@ -21,7 +21,7 @@ export interface LogSink {
   error(obj: object, msg: string): void;
 }
 
-export type RefusalCode = 'disarmed' | 'epo' | 'no_lease' | 'lease_off';
+export type RefusalCode = 'disarmed' | 'epo' | 'no_lease' | 'lease_off' | 'lease_disarmed';
 
 export class RelayRefused extends Error {
   constructor(
@@ -38,6 +38,7 @@ export const REFUSALS: Record<RefusalCode, string> = {
   epo: 'Cannot turn relay on - emergency power off (EPO) is engaged',
   no_lease: 'Cannot turn relay on - no heartbeat from the controller within the failsafe timeout',
   lease_off: "Cannot turn relay on - the controller's heartbeat lease asks for the relay OFF",
+  lease_disarmed: "Cannot turn relay on - the controller's heartbeat lease says disarmed",
 };
 
 export interface HeartbeatOutcome {
@@ -81,9 +82,14 @@ export class RelayNode {
   private lastRejection: string | null = null;
   /** The last signed lease refused, for the controller to read and recover from. */
   private refusal: relaynode.LeaseRefusal | null = null;
-  /** What the newest leased heartbeat asked for the relay (REST relay/on follows it). */
-  private leaseWantsOn = false;
+  /**
+   * What the newest applied lease asks for. The relay closes only while it says armed and ON: the
+   * node's own arm flag (REST arm) can never stand in for the controller's signed intent.
+   */
+  private leaseIntent = { armed: false, relay_on: false };
   private echo: Omit<relaynode.ClockEcho, 'sent_ms'> | null = null;
+  /** The newest lease applied, with the controller's signature: its evidence of the epoch we are on. */
+  private appliedLease: relaynode.DesiredState | null = null;
   private readonly wallNow: () => number;
 
   constructor(private readonly opts: RelayNodeOptions) {
@@ -149,10 +155,14 @@ export class RelayNode {
       return { verdict, reason, relay_on: this.relayOn, armed: this.armed };
     }
     this.order.accept(msg);
+    if (lease) {
+      const { heartbeat_interval, armed, relay_on } = msg;
+      this.appliedLease = { ...lease, heartbeat_interval, armed, relay_on };
+    }
     this.refusal = null;
     this.failsafe.heartbeat(msg.heartbeat_interval, judged.durationMs);
     this.armed = msg.armed;
-    this.leaseWantsOn = msg.relay_on;
+    this.leaseIntent = { armed: msg.armed, relay_on: msg.relay_on };
     let want = msg.relay_on && msg.armed;
     let refusal: string | null = null;
     if (want && this.epoEngaged) {
@@ -170,14 +180,16 @@ export class RelayNode {
   }
 
   /**
-   * POST /api/relay/on: needs armed, no EPO and a live heartbeat lease that asks for ON, so the relay
-   * key alone (without the controller's signature) cannot start the generator.
+   * POST /api/relay/on: needs armed, no EPO and a live heartbeat lease that itself says armed and ON,
+   * so the relay key alone (without the controller's signature) can only re-close what the controller
+   * asks for right now (after a REST OFF), never more: not after an operator's disarm, not after a stop.
    */
   turnOn(source: string): void {
     if (this.epoEngaged) throw new RelayRefused('epo', REFUSALS.epo);
     if (!this.armed) throw new RelayRefused('disarmed', REFUSALS.disarmed);
     if (!this.failsafe.leaseLive()) throw new RelayRefused('no_lease', REFUSALS.no_lease);
-    if (!this.leaseWantsOn) throw new RelayRefused('lease_off', REFUSALS.lease_off);
+    if (!this.leaseIntent.armed) throw new RelayRefused('lease_disarmed', REFUSALS.lease_disarmed);
+    if (!this.leaseIntent.relay_on) throw new RelayRefused('lease_off', REFUSALS.lease_off);
     if (!this.relayOn) this.drive(true, source);
     this.emit();
   }
@@ -188,6 +200,10 @@ export class RelayNode {
     this.emit();
   }
 
+  /**
+   * POST /api/relay/arm: the node's own arm flag, until the next lease sets it again. It closes
+   * nothing by itself: the relay needs the controller's lease to say armed and ON as well.
+   */
   arm(source: string): void {
     this.armed = true;
     this.opts.log.info({ source }, 'relay node armed');
@@ -280,6 +296,7 @@ export class RelayNode {
       challenge: this.challenge(),
       clock: this.echo ? { ...this.echo, sent_ms: this.wallNow() } : null,
       refusal: this.refusal,
+      applied_lease: this.appliedLease,
     };
   }
 

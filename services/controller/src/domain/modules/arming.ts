@@ -26,7 +26,11 @@ export class Arming implements ControllerModule {
     });
   }
 
-  /** Always succeeds: disarming is a safety action and is queued while the database is down. */
+  /**
+   * Always succeeds: disarming is a safety action and is queued while the database is down. A run in
+   * progress ends with stop reason `disarmed`: the relay node opens the relay on a lease that says
+   * disarmed, so every view (state, history, webhooks, Home Assistant) says the generator stopped.
+   */
   disarm(actor: Actor): Promise<PersistedState> {
     const core = this.core;
     return core.serial.run(async () => {
@@ -36,7 +40,12 @@ export class Arming implements ControllerModule {
         automation_armed: false,
         automation_disarmed_at: disarmedSince(core.state, core.now),
       };
-      await core.safeRelay(() => core.deps.relay.setArmed(false));
+      if (core.state.generator_running) {
+        // The stop sequence sends the lease that says disarmed and OFF.
+        await core.doStop('disarmed', actor, 'automation disarmed during the run');
+      } else {
+        await core.safeRelay(() => core.deps.relay.setArmed(false));
+      }
       await core.persist({
         label: 'disarm',
         state: core.state,
