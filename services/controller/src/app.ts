@@ -152,8 +152,15 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     },
   });
   let ha: ReturnType<typeof attachHomeAssistant> | null = null;
-  const nodeKey = new NodeReportGate(env.RELAYNODE_ID, new SqlNodeKeyStore(database), () => clock.now(), (err) =>
-    logger.error({ err }, 'pinning the relay node key failed; it is pinned in memory and written again at the next start'),
+  const nodeKey = new NodeReportGate(
+    env.RELAYNODE_ID,
+    new SqlNodeKeyStore(database),
+    () => clock.now(),
+    (err) =>
+      logger.error(
+        { err },
+        'pinning the relay node key failed; it is pinned in memory and written again at the next start',
+      ),
   );
   await nodeKey.load();
   if (mqtt) {

@@ -30,6 +30,7 @@ export interface PinnedKey {
 export class NodeReportGate {
   private pinned: string | null = null;
   private verifier: ReturnType<typeof leasePublicKey> | null = null;
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly nodeId: string,
@@ -45,6 +46,11 @@ export class NodeReportGate {
 
   get pinnedKey(): PinnedKey | null {
     return this.pinned ? { public_key: this.pinned, fingerprint: keyFingerprint(this.pinned) } : null;
+  }
+
+  /** Resolves once the newest pin is written (or its failure reported). */
+  written(): Promise<void> {
+    return this.writing;
   }
 
   /** Forgets the pinned key: the next signed report pins its key. */
@@ -87,12 +93,15 @@ export class NodeReportGate {
       return {
         ok: false,
         code: 'bad_signature',
-        reason: 'relay node report whose signature does not verify (altered, or forged with the broker account)',
+        reason:
+          'relay node report whose signature does not verify (altered, or forged with the broker account)',
       };
     }
     if (this.pinned !== null) return { ok: true, pinnedNow: false };
     this.setPinned(key);
-    this.store.pin(this.nodeId, key, this.now()).catch((err: unknown) => this.onStoreError(err));
+    this.writing = this.store
+      .pin(this.nodeId, key, this.now())
+      .catch((err: unknown) => this.onStoreError(err));
     return { ok: true, pinnedNow: true };
   }
 

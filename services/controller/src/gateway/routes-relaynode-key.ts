@@ -47,7 +47,10 @@ export function relaynodeKeyRoutes(gate: NodeReportGate, logger: DomainLogger) {
     async (c) => {
       const before = gate.pinnedKey?.fingerprint ?? null;
       await gate.forget();
-      logger.warn({ forgotten: before, ...actorOf(c) }, 'relay node key forgotten: the next signed report is pinned');
+      logger.warn(
+        { forgotten: before, ...actorOf(c) },
+        'relay node key forgotten: the next signed report is pinned',
+      );
       return c.json(view(), 200);
     },
   );

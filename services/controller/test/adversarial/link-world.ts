@@ -1,4 +1,4 @@
-import { relaynode } from '@outpost/contracts';
+import type { relaynode } from '@outpost/contracts';
 import {
   attachBus,
   leaseVerifier,
@@ -353,16 +353,19 @@ export class LinkWorld {
     const s = node.state();
     const key = `${s.epoch}/${s.applied_seq}`;
     const signed = this.signed.get(key)?.lease;
-    if (!signed) return this.violate('I1', `relay ON under lease ${key}, which the controller never signed`);
-    if (!signed.armed || !signed.relay_on)
-      return this.violate(
+    const duration = signed
+      ? Math.min(signed.expires_at - signed.issued_at, 3 * signed.heartbeat_interval * 1000)
+      : 0;
+    if (!signed) this.violate('I1', `relay ON under lease ${key}, which the controller never signed`);
+    else if (!signed.armed || !signed.relay_on)
+      this.violate(
         'I1',
         `relay ON while the applied lease ${key} says armed=${signed.armed} relay_on=${signed.relay_on}`,
       );
-    if (node.isEpoEngaged) return this.violate('I1', 'relay ON with EPO engaged');
-    const duration = Math.min(signed.expires_at - signed.issued_at, 3 * signed.heartbeat_interval * 1000);
-    if (!this.applied || this.applied.key !== key) return this.violate('I1', `relay ON, lease ${key} never applied`);
-    if (this.nodeClock.now() >= this.applied.at + duration)
+    else if (node.isEpoEngaged) this.violate('I1', 'relay ON with EPO engaged');
+    else if (!this.applied || this.applied.key !== key)
+      this.violate('I1', `relay ON, lease ${key} never applied`);
+    else if (this.nodeClock.now() >= this.applied.at + duration)
       this.violate('I1', `relay ON ${this.nodeClock.now() - this.applied.at} ms after lease ${key} arrived`);
   }
 
@@ -405,7 +408,8 @@ export class LinkWorld {
     await this.tick(INTERVAL_MS);
     await this.controller.arm(USER);
     const started = await this.controller.start({ trigger: 'manual', actor: USER }).catch((e: Error) => e);
-    if (started instanceof Error) return this.violate('I3', `start refused after healing: ${started.message}`);
+    if (started instanceof Error)
+      return this.violate('I3', `start refused after healing: ${started.message}`);
     const onAt = await this.until(() => this.node.isRelayOn, 2 * INTERVAL_MS);
     if (onAt === null)
       return this.violate(

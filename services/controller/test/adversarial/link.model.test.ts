@@ -140,7 +140,14 @@ function buildLease(w: LinkWorld, f: Forged) {
     case 'replayed':
       return base;
     case 'altered':
-      return { ...base, armed: f.armed, relay_on: f.relay_on, seq: base.seq + 1, challenge, expires_at: now + 60_000 };
+      return {
+        ...base,
+        armed: f.armed,
+        relay_on: f.relay_on,
+        seq: base.seq + 1,
+        challenge,
+        expires_at: now + 60_000,
+      };
     case 'epoch jump':
       return { ...base, epoch: BIG_EPOCH, seq: f.seq, challenge, sig: f.sig };
     default:
@@ -188,13 +195,15 @@ const attackerCommands: fc.Arbitrary<Cmd>[] = [
       true,
     ),
   ),
-  fc.tuple(fc.boolean(), fc.boolean()).map(([armed, relay_on]) =>
-    command(
-      `REST heartbeat without a lease armed=${armed} relay_on=${relay_on}`,
-      (w) => void w.node.handleDesired({ heartbeat_interval: INTERVAL_MS / 1000, armed, relay_on }, 'rest'),
-      true,
+  fc
+    .tuple(fc.boolean(), fc.boolean())
+    .map(([armed, relay_on]) =>
+      command(
+        `REST heartbeat without a lease armed=${armed} relay_on=${relay_on}`,
+        (w) => void w.node.handleDesired({ heartbeat_interval: INTERVAL_MS / 1000, armed, relay_on }, 'rest'),
+        true,
+      ),
     ),
-  ),
   forgedLease.map((f) =>
     command(
       `REST heartbeat with a ${f.kind} lease`,
@@ -242,14 +251,17 @@ async function runSequence(cmds: Iterable<Cmd>, survey?: Map<string, string>): P
     if (w.violations.length) throw new Broken(`after healing: ${JSON.stringify(w.violations)}`);
   } catch (err) {
     if (!survey || !(err instanceof Broken)) throw err;
-    for (const v of w.violations) if (!survey.has(v.invariant)) survey.set(v.invariant, `${v.detail} <- ${String(cmds)}`);
+    for (const v of w.violations)
+      if (!survey.has(v.invariant)) survey.set(v.invariant, `${v.detail} <- ${String(cmds)}`);
   } finally {
     w.stop();
   }
 }
 
 describe('the safety link against an adversary (model-based)', () => {
-  it(`holds I1-I5 over ${RUNS} generated sequences of commands, faults and attacks`, { timeout: 1_800_000 }, async () => {
+  it(`holds I1-I5 over ${RUNS} generated sequences of commands, faults and attacks`, {
+    timeout: 1_800_000,
+  }, async () => {
     console.log(`adversarial link suite: seed ${SEED}, ${RUNS} sequences${PATH ? `, path ${PATH}` : ''}`);
     const survey = SURVEY ? new Map<string, string>() : undefined;
     const started = performance.now();

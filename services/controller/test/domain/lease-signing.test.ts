@@ -52,6 +52,21 @@ function rig(opts: { epoch?: string; recover?: (seen: string) => Promise<string>
   return { clock, sent, hb, state, lost, setRunning: (v: boolean) => (running = v) };
 }
 
+/** A lease this controller signed in an earlier run (what a node reports it applied). */
+function ourLease(over: { epoch: string; seq: number }, key = keys.privateKey): relaynode.DesiredState {
+  const fields = {
+    epoch: over.epoch,
+    seq: over.seq,
+    issued_at: 1_780_000_000_000,
+    expires_at: 1_780_000_030_000,
+    heartbeat_interval: 10,
+    armed: true,
+    relay_on: false,
+    challenge: null,
+  };
+  return { ...fields, sig: signLease(leasePrivateKey(key), relaynode.leaseSigningInput('pump', fields)) };
+}
+
 const verifies = (d: relaynode.DesiredState, nodeId = 'pump') => {
   const { sig, ...fields } = d;
   return verifyLease(publicKey, relaynode.leaseSigningInput(nodeId, fields), sig);
@@ -73,7 +88,7 @@ describe('signed leases', () => {
     expect(relaynode.DesiredState.safeParse(d).success).toBe(true);
   });
 
-  it('a node that applied a later epoch makes the controller move past it and send at once', async () => {
+  it('a node that applied a later epoch of ours (a restored backup) makes the controller move past it and send at once', async () => {
     const seen: string[] = [];
     const r = rig({
       recover: async (s) => {
@@ -86,6 +101,7 @@ describe('signed leases', () => {
       r.state({
         epoch: '41',
         applied_seq: 3,
+        applied_lease: ourLease({ epoch: '41', seq: 3 }),
         refusal: { verdict: 'stale', reason: 'old', epoch: '5', seq: 1 },
       }),
       r.clock.now(),
@@ -95,9 +111,90 @@ describe('signed leases', () => {
     expect(r.hb.epoch).toBe('42');
     expect(r.sent.at(-1)).toMatchObject({ epoch: '42' });
     // The same report again (the retained state) does not move it twice.
-    r.hb.nodeState(r.state({ epoch: '42', applied_seq: 2 }), r.clock.now());
+    r.hb.nodeState(
+      r.state({ epoch: '42', applied_seq: 2, applied_lease: ourLease({ epoch: '42', seq: 2 }) }),
+      r.clock.now(),
+    );
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(seen).toEqual(['41']);
+  });
+
+  it('an epoch claim without our signature moves nothing, is reported once, and the leases go on', async () => {
+    const seen: string[] = [];
+    const unverified: string[] = [];
+    const r = rig({ recover: async (s) => (seen.push(s), String(Number(s) + 1)) });
+    r.hb.setHooks({ onUnverifiedReport: (why) => void unverified.push(why) });
+    const other = generateLeaseKeys().privateKey;
+    const claims: Partial<relaynode.RelaynodeState>[] = [
+      // The lockout of the fourth review: one state from the node's broker account.
+      { epoch: '999999999999999', applied_seq: 1 },
+      {
+        epoch: '999999999999999',
+        applied_seq: 2,
+        applied_lease: ourLease({ epoch: '999999999999999', seq: 2 }, other),
+      },
+      // Our own lease, but for another epoch than the one claimed.
+      { epoch: '77', applied_seq: 3, applied_lease: ourLease({ epoch: '76', seq: 3 }) },
+      // The same epoch as ours with a higher seq, unsigned.
+      { epoch: '5', applied_seq: 1_000_000 },
+    ];
+    for (const claim of claims) {
+      r.hb.nodeState(r.state(claim), r.clock.now());
+      r.hb.nodeState(r.state(claim), r.clock.now());
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen).toEqual([]);
+    expect(unverified).toHaveLength(claims.length);
+    expect(unverified[0]).toMatch(/without a lease this controller signed: ignored, the epoch stays 5/);
+    await r.hb.beat();
+    expect(r.hb.epoch).toBe('5');
+    expect(relaynode.DesiredState.safeParse(r.sent.at(-1)).success).toBe(true);
+  });
+
+  it('a node ahead in our own epoch (a backup restored to the epoch it last saw) moves the epoch too', async () => {
+    const seen: string[] = [];
+    const r = rig({ recover: async (s) => (seen.push(s), String(Number(s) + 1)) });
+    await r.hb.beat();
+    r.hb.nodeState(
+      r.state({ epoch: '5', applied_seq: 40, applied_lease: ourLease({ epoch: '5', seq: 40 }) }),
+      r.clock.now(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen).toEqual(['5']);
+    expect(r.hb.epoch).toBe('6');
+  });
+
+  it('a recovered epoch outside the encoding is refused: the leases go on in the current one', async () => {
+    const r = rig({ recover: async () => '1000000000000000' });
+    r.hb.nodeState(
+      r.state({
+        epoch: '999999999999999',
+        applied_seq: 1,
+        applied_lease: ourLease({ epoch: '999999999999999', seq: 1 }),
+      }),
+      r.clock.now(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(r.hb.epoch).toBe('5');
+    await r.hb.beat();
+    expect(relaynode.DesiredState.safeParse(r.sent.at(-1)).success).toBe(true);
+  });
+
+  it('a connected controller that cannot publish says why at once, and again when it can', async () => {
+    const r = rig();
+    const failures: (string | null)[] = [];
+    r.hb.setHooks({ onPublishing: (f) => void failures.push(f) });
+    const sink = (r.hb as unknown as { opts: { sink: { publish: (p: unknown) => Promise<void> } } }).opts
+      .sink;
+    const publish = sink.publish;
+    sink.publish = async () => {
+      throw new Error('payload refused by the topic schema');
+    };
+    await expect(r.hb.beat()).rejects.toThrow();
+    await expect(r.hb.beat()).rejects.toThrow();
+    sink.publish = publish;
+    await r.hb.beat();
+    expect(failures).toEqual(['payload refused by the topic schema', null]);
   });
 
   it('confirms a run only on the node reporting the relay ON under a lease of this run', async () => {

@@ -79,14 +79,29 @@ describe('transition table', () => {
     }
   });
 
-  it('running → idle on POST stop, armed or not, stop reason manual', async () => {
+  it('running → idle on POST stop, stop reason manual; a stop is allowed disarmed too', async () => {
+    const h = await harness({ armed: true });
+    await h.controller.start({ trigger: 'manual', actor: USER });
+    const out = await h.controller.stop('manual', USER, 'done');
+    expect(out).toMatchObject({ run_id: 1, stop_reason: 'manual', was_running: true });
+    expect(h.controller.view()).toMatchObject({ running: false, state: 'idle', armed: true });
+    expect(h.repo.runs[0]?.stop_reason).toBe('manual');
+    await h.controller.disarm(USER);
+    expect(await h.controller.stop('manual', USER)).toMatchObject({ was_running: false });
+  });
+
+  it('running → idle on disarm: the run ends with stop reason disarmed and the relay is told OFF', async () => {
     const h = await harness({ armed: true });
     await h.controller.start({ trigger: 'manual', actor: USER });
     await h.controller.disarm(USER);
-    const out = await h.controller.stop('manual', USER, 'done');
-    expect(out).toMatchObject({ run_id: 1, stop_reason: 'manual', was_running: true });
     expect(h.controller.view()).toMatchObject({ running: false, state: 'idle', armed: false });
-    expect(h.repo.runs[0]?.stop_reason).toBe('manual');
+    expect(h.controller.desired()).toEqual({ armed: false, relay_on: false });
+    expect(h.repo.runs[0]).toMatchObject({
+      stop_reason: 'disarmed',
+      stop_note: 'automation disarmed during the run',
+    });
+    expect(h.relay.last).toBe(false);
+    expect(h.repo.events()).toContain('generator.stopped.disarmed');
   });
 
   it('running → idle when the duration is reached: scheduled_end and exercise_end', async () => {

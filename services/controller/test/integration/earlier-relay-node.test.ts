@@ -14,9 +14,10 @@ import {
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * A two-host upgrade where the controller goes first: the relay node of the earlier version still
- * sends its state's updated_at in milliseconds. The controller must still read that state, above all
- * an engaged EPO, until the node is upgraded too.
+ * A two-host upgrade where the controller goes first: the relay node of the earlier version sends an
+ * unsigned state (its updated_at still in milliseconds). The controller acts on no report the node did
+ * not sign, so it reads nothing from it, says why, and never calls a start confirmed; such a node
+ * refuses the signed leases anyway and keeps the relay OFF until it is upgraded.
  */
 describe('controller beside a relay node of an earlier version', () => {
   let broker: RunningBroker;
@@ -43,7 +44,7 @@ describe('controller beside a relay node of an earlier version', () => {
     dir.remove();
   });
 
-  it('reads its millisecond updated_at and refuses a start while its EPO is engaged', async (ctx) => {
+  it('ignores its unsigned state (even an engaged EPO), raises relay_node_report_unverified, confirms no start', async (ctx) => {
     if (!built) return ctx.skip();
     const api = await controllerClient(controller.url);
     expect((await api.post('/api/generator/arm')).status).toBe(200);
@@ -63,10 +64,15 @@ describe('controller beside a relay node of an earlier version', () => {
       }),
       { qos: 1, retain: true },
     );
-    await waitFor(async () => (await api.state()).slave_physical_safety_engaged === true, 5000);
-    const refused = await api.post('/api/generator/start');
-    expect(refused.status).toBe(409);
-    expect(String(refused.body.detail)).toMatch(/EPO/);
+    await waitFor(async () => (await api.state()).health_alarm === 'relay_node_report_unverified', 5000);
+    expect((await api.state()).slave_physical_safety_engaged).toBe(false);
+    const start = await api.post('/api/generator/start');
+    expect(start.status).toBe(200);
+    expect(start.body).toMatchObject({ relay_confirmed: false, relay_status: 'pending' });
+    await waitFor(
+      async () => /earlier version/.test(String((await api.state()).relay_unconfirmed_reason)),
+      5000,
+    );
     await earlierNode.endAsync();
   });
 });

@@ -39,7 +39,11 @@ export function loadOrCreateReportKey(path: string): { key: ReportKey; created: 
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const { privateKey } = generateLeaseKeys();
   // O_EXCL | O_NOFOLLOW: a link planted at this path is refused, and a racing start does not overwrite.
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     writeSync(fd, `${privateKey}\n`);
   } finally {
