@@ -78,7 +78,8 @@ export function conditionsRoutes(svc: ControllerService, opts: { dev: boolean })
       responses: { 200: json(C.ConditionsOverview), ...errorResponses([400, 401, 422, 503]) },
     }),
     async (c) => {
-      const next = restorePasswords(c.req.valid('json'), conditions.config);
+      // Refused (422) before anything is stored: bus topics, refused brokers, a GX not found.
+      const next = await conditions.prepare(restorePasswords(c.req.valid('json'), conditions.config));
       try {
         await conditions.update(next, actorOf(c));
       } catch (err) {
