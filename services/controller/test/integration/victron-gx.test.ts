@@ -3,7 +3,9 @@ import mqtt from 'mqtt';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '@outpost/runtime/clock';
-import { attachConditionSources, type ConditionSources } from '../../src/bus/condition-sources.js';
+import { outboundPolicy, urlPolicyRefusal } from '@outpost/runtime';
+import { attachConditionSources, ConditionSources } from '../../src/bus/condition-sources.js';
+import { ConditionsConfig } from '@outpost/contracts/conditions';
 import type { Database } from '../../src/db/connection.js';
 import { type TestApp, testApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
@@ -322,7 +324,8 @@ describe('Victron GX freshness: it publishes only changes', () => {
     expect((staleAt as number) - lastLife).toBeGreaterThanOrEqual(10_000);
     expect((staleAt as number) - lastLife).toBeLessThanOrEqual(10_000 + 3000);
     expect(await source('soc')).toMatchObject({ status: 'stale', value: null });
-    expect((await overview()).grid_present).toBeNull();
+    // The wake-up at the stale time evaluates on the controller's queue: the grid turns unknown then.
+    await waitFor(async () => (await overview()).grid_present === null);
 
     // It boots again, silent until a keep-alive; the controller's next one (every 30 s, no republish)
     // wakes it, its heartbeat after silence makes the controller ask for every value again, and the
@@ -373,5 +376,36 @@ describe('Victron GX freshness: it publishes only changes', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('a source broker the outbound rule refuses', () => {
+  it('is not connected to, even from a configuration saved before the rule narrowed', async (ctx) => {
+    if (!site || !gxBroker) return ctx.skip();
+    const config = ConditionsConfig.parse({
+      sources: { soc: { type: 'victron_gx', portal_id: PORTAL, broker_url: gxBroker.url } },
+    });
+    const open = async (allowed: string) => {
+      const s = new ConditionSources({
+        site: null,
+        sink: t.svc.conditions,
+        clock: t.clock,
+        logger: pino({ level: 'silent' }),
+        clientIdBase: `outbound-${allowed.replace(/\W/g, '')}`,
+        outboundRefusal: (url) => urlPolicyRefusal(url, outboundPolicy(allowed)),
+      });
+      await s.apply(config);
+      return s;
+    };
+    // The site's LAN only: the loopback broker is refused, and the GX hears nothing.
+    const before = gx.keepalives.length;
+    const refused = await open('192.168.1.0/24');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(gx.keepalives.length).toBe(before);
+    await refused.close();
+    // Loopback listed: the same configuration connects and keeps the GX alive.
+    const allowed = await open('127.0.0.0/8');
+    await waitFor(() => gx.keepalives.length > before);
+    await allowed.close();
   });
 });
