@@ -18,6 +18,7 @@ export const DEFAULT_HA_PREFIX = 'homeassistant';
 
 const OK: Verdict = { ok: true };
 const VICTRON_KEEPALIVE = /^R\/[A-Za-z0-9]+\/keepalive$/;
+const VICTRON_SERIAL = 'N/+/system/0/Serial';
 const refuse = (reason: string): Verdict => ({ ok: false, reason });
 
 export { filterMatches };
@@ -222,6 +223,41 @@ export function automationMayPublishFeedback(
     : refuse(`role ${user.role} may not publish to ${topic}`);
 }
 
+/**
+ * Home Assistant's MQTT statestream (`mqtt_statestream` with `base_topic`): `automation` may publish
+ * `<base>/<domain>/<object_id>/state` and nothing else beside its routes, so Home Assistant logged in with
+ * that account can feed start conditions without being disconnected at its first state. The base must
+ * not be under the services' prefix (the account could then write their topics); its attributes and
+ * timestamps (`publish_attributes`, `publish_timestamps`) stay refused.
+ */
+export function automationMayPublishStatestream(
+  user: Principal,
+  topic: string,
+  retain: boolean,
+  base: string,
+  prefix = DEFAULT_TOPIC_PREFIX,
+): Verdict {
+  if (user.role !== 'automation') return refuse('not an automation account');
+  const common = checkPublishCommon(topic, retain, prefix);
+  if (!common.ok) return common;
+  if (statestreamBaseRefusal(base, prefix)) return refuse(`statestream base ${base} is refused`);
+  if (!topic.startsWith(`${base}/`)) return refuse(`role ${user.role} may not publish to ${topic}`);
+  const rest = topic.slice(base.length + 1).split('/');
+  return rest.length === 3 && rest[2] === 'state' && rest.every((l) => l.length > 0)
+    ? OK
+    : refuse(`role ${user.role} may not publish to ${topic}`);
+}
+
+/** Why a statestream base cannot be granted (wildcards, or the services' own prefix), or null. */
+export function statestreamBaseRefusal(base: string, prefix = DEFAULT_TOPIC_PREFIX): string | null {
+  if (base.length === 0 || /[+#]/.test(base) || base.includes('\u0000') || /^\/|\/$/.test(base))
+    return 'must be topic levels without wildcards';
+  if (prefix && (base === prefix || base.startsWith(`${prefix}/`)))
+    return `must not be under the services' prefix ${prefix}`;
+  if (base.startsWith('$')) return 'must not be a $ topic';
+  return null;
+}
+
 /** `<prefix>/<svc>/<id>/request/...` or `.../response/...`: what the two ends of a request say. */
 function requestParts(topic: string, prefix: string): { svc: string; id: string } | null {
   const levels = topic.split('/');
@@ -268,6 +304,8 @@ export function canSubscribe(
   // Start condition sources may be any single topic on the site's broker (a bridged Victron GX,
   // ESPHome, Node-RED): the controller may read one named topic anywhere, never a wildcard outside.
   if (user.role === 'controller' && !filter.includes('+') && !filter.includes('#')) return OK;
+  // And find a bridged GX's portal id by the one value it keeps retained (its serial).
+  if (user.role === 'controller' && filter === VICTRON_SERIAL) return OK;
   const granted = rulesFor(user, 'subscribe', prefix, ha).map(ruleFilter);
   if ([...scope, ...granted].some((allowed) => allowed !== null && filterCovers(allowed, filter))) return OK;
   return refuse(`role ${user.role} (id ${user.id}) may not subscribe to ${filter}`);

@@ -3,6 +3,7 @@ import { Aedes, type AedesOptions, type AuthenticateError, type Client, type Con
 import type { Registry } from 'prom-client';
 import {
   automationMayPublishFeedback,
+  automationMayPublishStatestream,
   canPublish,
   canRead,
   canSubscribe,
@@ -61,6 +62,11 @@ export interface StartBrokerOptions {
   haPrefix?: string;
   /** MQTT_AUTOMATION_FEEDBACK: `automation` accounts may also publish `controller/<id>/running_feedback`. */
   automationFeedback?: boolean;
+  /**
+   * HA_STATESTREAM_BASE: `automation` accounts may publish Home Assistant's statestream,
+   * `<base>/<domain>/<object_id>/state`. Default: `haPrefix`.
+   */
+  haStatestreamBase?: string;
   /** Share sessions, retained messages and delivery with other broker processes through Redis. */
   redisUrl?: string;
   /** Prefix of every stored Redis key. Default `<prefix>:`. */
@@ -121,6 +127,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   const host = opts.host ?? '0.0.0.0';
   const prefix = opts.prefix ?? DEFAULT_TOPIC_PREFIX;
   const ha = opts.haPrefix ?? DEFAULT_HA_PREFIX;
+  const statestream = opts.haStatestreamBase ?? ha;
   const log = opts.logger ?? silent;
   const users = opts.users ? new Map<string, MqttUser>(opts.users.users.map((u) => [u.username, u])) : null;
   const principals = new WeakMap<Client, Principal>();
@@ -219,6 +226,10 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
         if (!verdict.ok && who && opts.automationFeedback) {
           const asFeedback = automationMayPublishFeedback(who, packet.topic, retain, prefix);
           if (asFeedback.ok) verdict = asFeedback;
+        }
+        if (!verdict.ok && who?.role === 'automation') {
+          const asState = automationMayPublishStatestream(who, packet.topic, retain, statestream, prefix);
+          if (asState.ok) verdict = asState;
         }
       }
       if (!verdict.ok) {

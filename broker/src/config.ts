@@ -55,6 +55,15 @@ export const BrokerEnv = z.object({
     .string()
     .regex(/^[^#+\s]+$/)
     .default('homeassistant'),
+  /**
+   * Home Assistant's statestream base topic (`mqtt_statestream`'s `base_topic`): `automation` accounts
+   * may publish `<base>/<domain>/<object_id>/state`. Unset: HA_DISCOVERY_PREFIX.
+   */
+  HA_STATESTREAM_BASE: z
+    .string()
+    .regex(/^[^#+\s/][^#+\s]*$/, 'topic levels without wildcards or spaces')
+    .refine((s) => !s.endsWith('/'), 'no trailing "/"')
+    .optional(),
   MQTT_ALLOW_ANONYMOUS: envBool(false),
   /** `automation` (Home Assistant) may also publish the running feedback; off: only `feedback` accounts. */
   MQTT_AUTOMATION_FEEDBACK: envBool(false),

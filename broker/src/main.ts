@@ -5,6 +5,7 @@ import { createLogger } from '@outpost/runtime/logger';
 import { type ServerTls, serverTlsFromEnv } from '@outpost/runtime/tls';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
+import { statestreamBaseRefusal } from './acl.js';
 import { parseBrokerEnv } from './config.js';
 import { serveMetrics } from './metrics-server.js';
 import { readUsersFile, USERS_FILE_NAME, type UsersFile } from './users.js';
@@ -21,6 +22,11 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
+  const statestreamRefusal = statestreamBaseRefusal(
+    env.HA_STATESTREAM_BASE ?? env.HA_DISCOVERY_PREFIX,
+    env.MQTT_TOPIC_PREFIX,
+  );
+  if (statestreamRefusal) fail(`HA_STATESTREAM_BASE: ${statestreamRefusal}`);
   let tls: ServerTls | null;
   try {
     tls = serverTlsFromEnv(process.env);
@@ -61,6 +67,7 @@ async function main(): Promise<void> {
     prefix: env.MQTT_TOPIC_PREFIX,
     haPrefix: env.HA_DISCOVERY_PREFIX,
     automationFeedback: env.MQTT_AUTOMATION_FEEDBACK,
+    haStatestreamBase: env.HA_STATESTREAM_BASE ?? env.HA_DISCOVERY_PREFIX,
     limits: {
       maxPacketBytes: env.MQTT_MAX_PACKET_BYTES,
       maxConnectionsPerIp: env.MQTT_MAX_CONNECTIONS_PER_IP,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   automationMayPublishFeedback,
+  automationMayPublishStatestream,
+  statestreamBaseRefusal,
   canPublish,
   canSubscribe,
   filterCovers,
@@ -88,6 +90,37 @@ describe('acl: publish', () => {
     expect(fb(ha, 'outpost/controller/main/state', true)).toBe(false);
     expect(fb(ha, 'outpost/relaynode/main/desired')).toBe(false);
     expect(fb(as('viewer', '*'), 'outpost/controller/main/running_feedback')).toBe(false);
+  });
+
+  it("lets automation publish Home Assistant's statestream states and nothing beside them", () => {
+    const ha = as('automation', '*');
+    const st = (p: Principal, topic: string, base = 'homeassistant') =>
+      automationMayPublishStatestream(p, topic, true, base, 'outpost').ok;
+    expect(st(ha, 'homeassistant/sensor/jk_bms_soc/state')).toBe(true);
+    expect(st(ha, 'homeassistant/binary_sensor/shore_power/state')).toBe(true);
+    expect(st(ha, 'site/ha/sensor/soc/state', 'site/ha')).toBe(true);
+    // Attributes and timestamps, other levels, another base, another role.
+    expect(st(ha, 'homeassistant/sensor/jk_bms_soc/unit_of_measurement')).toBe(false);
+    expect(st(ha, 'homeassistant/sensor/jk_bms_soc/last_updated')).toBe(false);
+    expect(st(ha, 'homeassistant/sensor/state')).toBe(false);
+    expect(st(ha, 'homeassistant/a/b/c/state')).toBe(false);
+    expect(st(ha, 'other/sensor/soc/state')).toBe(false);
+    expect(st(as('viewer', '*'), 'homeassistant/sensor/soc/state')).toBe(false);
+    expect(st(as('simulator', 's'), 'homeassistant/sensor/soc/state')).toBe(false);
+    // A base under the services' prefix would let the account write their topics.
+    expect(st(ha, 'outpost/controller/main/state', 'outpost')).toBe(false);
+    expect(statestreamBaseRefusal('outpost/ha', 'outpost')).toContain('prefix');
+    expect(statestreamBaseRefusal('home/#', 'outpost')).not.toBeNull();
+    expect(statestreamBaseRefusal('homeassistant', 'outpost')).toBeNull();
+    // Without the grant the account's routes alone still refuse it.
+    expect(pub(ha, 'homeassistant/sensor/jk_bms_soc/state')).toBe(false);
+  });
+
+  it("lets the controller find a GX's portal id by its retained serial, and no other wildcard outside", () => {
+    expect(sub(as('controller', 'main'), 'N/+/system/0/Serial')).toBe(true);
+    expect(sub(as('controller', 'main'), 'N/+/system/0/Dc/Battery/Soc')).toBe(false);
+    expect(sub(as('controller', 'main'), 'N/#')).toBe(false);
+    expect(sub(as('simulator', 's'), 'N/+/system/0/Serial')).toBe(false);
   });
 
   it('lets a viewer publish nothing', () => {

@@ -66,7 +66,11 @@ export const JsonPath = z
   .max(200)
   .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated keys, e.g. "value" or "battery.soc"');
 
-/** An MQTT topic to subscribe to: no wildcards, not under the controller's own prefix. */
+/**
+ * An MQTT topic to subscribe to: no wildcards. A topic under the bus prefix (`MQTT_TOPIC_PREFIX`) is
+ * refused on save (422) unless its route names the controller as a reader (topic-routes.ts,
+ * sourceTopicInLane): the prefix is the services' own, not a source's.
+ */
 export const SourceTopic = z
   .string()
   .min(1)
@@ -92,7 +96,11 @@ export const PlainSource = z
  * A Victron GX (Venus OS MQTT, dbus-flashmq): the topic follows from the portal id; payloads are
  * `{"value": x}`. The controller sends the keep-alive the GX needs. Without device instances the values
  * come from the GX's own system service (`system/0/…`: the battery monitor the GX selected, the total AC
- * consumption, the active AC input); an instance reads that one device instead.
+ * consumption, the active AC input); an instance reads that one device instead. The GX publishes a
+ * value only when it changes: its source stays fresh while the GX shows life (`N/<portal>/heartbeat`
+ * every 3 s, any `N/<portal>/…` message, `full_publish_completed`), and goes stale after
+ * `stale_after_seconds` of silence. `portal_id` omitted: found on save from the GX's retained
+ * `N/<portal>/system/0/Serial` on that broker (422 when there is none, or several).
  */
 export const VictronSource = z
   .object({
@@ -102,7 +110,8 @@ export const VictronSource = z
       .string()
       .min(1)
       .max(64)
-      .regex(/^[A-Za-z0-9]+$/, 'the VRM portal id: letters and digits'),
+      .regex(/^[A-Za-z0-9]+$/, 'the VRM portal id: letters and digits')
+      .optional(),
     /** null: the GX's system service (system/0/Dc/Battery/…); a number: that battery monitor (battery/<n>/…). */
     battery_instance: z.number().int().min(0).max(9999).nullable().default(null),
     /**

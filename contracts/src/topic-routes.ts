@@ -248,3 +248,19 @@ export function parseTopic<K extends RouteKey>(
   }
   return params as RouteParams<K>;
 }
+
+/**
+ * Whether a start-condition source may read `topic`: anything outside the bus prefix (a bridged GX,
+ * ESPHome, Home Assistant's statestream); under it only a topic whose route names the controller as a
+ * reader. Otherwise any service's account (a simulator's `load`) could feed a condition that starts the
+ * generator.
+ */
+export function sourceTopicInLane(topic: string, prefix = DEFAULT_PREFIX): boolean {
+  const route = (Object.keys(ROUTES) as RouteKey[]).find(
+    (key) => ROUTES[key].prefixed && parseTopic(key, topic, prefix) !== null,
+  );
+  if (route) return ROUTES[route].subscribe.some((g) => g.role === 'controller');
+  if (prefix) return topic !== prefix && !topic.startsWith(`${prefix}/`);
+  // No prefix: the services' topics start with their role.
+  return !(SERVICE_ROLES as readonly string[]).includes(topic.split('/')[0] as string);
+}

@@ -142,6 +142,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       heartbeatIntervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
       version: VERSION,
       outboundAllowedNetworks: env.OUTBOUND_ALLOWED_NETWORKS,
+      topicPrefix: env.MQTT_TOPIC_PREFIX,
       startConfirmSeconds: env.START_CONFIRM_SECONDS,
       disarmedReminderHours: env.DISARMED_REMINDER_HOURS,
       hourMeterWriteSeconds: env.HOUR_METER_WRITE_SECONDS,
@@ -203,6 +204,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
     clock,
     logger,
     controllerId: env.SERVICE_ID,
+    prefix: env.MQTT_TOPIC_PREFIX,
   });
 
   const admin = await svc.auth.ensureAdmin(env.ADMIN_USERNAME, env.ADMIN_PASSWORD);

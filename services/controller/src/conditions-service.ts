@@ -1,4 +1,7 @@
 import { type ConditionsConfig, SOURCE_NAMES, type SourceName } from '@outpost/contracts/conditions';
+import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
+import { sourceTopicInLane } from '@outpost/contracts/topic-routes';
+import { HttpError } from '@outpost/runtime';
 import type { SqlConditionsStore } from './db/conditions-store.js';
 import type { Clock } from './domain/clock.js';
 import { SampleHistory } from './domain/conditions/samples.js';
@@ -22,8 +25,82 @@ export class ConditionsService {
       controller: GeneratorController;
       clock: Clock;
       audit?: AuditLog;
+      /** MQTT_TOPIC_PREFIX: the services' topics, not a source's. */
+      topicPrefix?: string;
+      /** Why a broker URL may not be reached (OUTBOUND_ALLOWED_NETWORKS), or null. */
+      outboundRefusal?: (url: string) => Promise<string | null>;
     },
   ) {}
+
+  /** Finds the GXs on a broker by their retained serial (set by the MQTT sources once attached). */
+  portalFinder: ((brokerUrl?: string) => Promise<string[]>) | null = null;
+
+  /**
+   * A configuration made ready to save, or a 422 naming the field: a topic under the bus prefix that
+   * no route lets the controller read, a broker the outbound policy refuses, and a Victron source
+   * without a portal id gets the one GX found on its broker (none or several: refused, listed).
+   */
+  async prepare(config: ConditionsConfig): Promise<ConditionsConfig> {
+    const prefix = this.deps.topicPrefix ?? DEFAULT_PREFIX;
+    const problems: string[] = [];
+    const found = new Map<string, Promise<string[]>>();
+    for (const name of SOURCE_NAMES) {
+      const src = config.sources[name];
+      if (!src || src.type === 'rest') continue;
+      const at = `sources.${name}`;
+      const topic =
+        src.type === 'mqtt'
+          ? src.topic
+          : src.type === 'ha_statestream'
+            ? `${src.base_topic}/x/x/state`
+            : null;
+      if (topic !== null && !sourceTopicInLane(topic, prefix)) {
+        const field = src.type === 'mqtt' ? 'topic' : 'base_topic';
+        problems.push(
+          `${at}.${field}: topics under the bus prefix ${prefix}/ belong to the services; a source cannot read them`,
+        );
+      }
+      if (src.broker_url !== undefined) {
+        const why = await this.deps.outboundRefusal?.(src.broker_url);
+        if (why) problems.push(`${at}.broker_url: ${why}`);
+      }
+    }
+    if (problems.length > 0) throw new HttpError(422, problems.join('; '));
+    const sources = { ...config.sources };
+    for (const name of SOURCE_NAMES) {
+      const src = sources[name];
+      if (src?.type !== 'victron_gx' || src.portal_id !== undefined) continue;
+      const key = src.broker_url ?? '';
+      if (!this.portalFinder) throw new HttpError(422, `sources.${name}.portal_id: give the GX's portal id`);
+      if (!found.has(key)) found.set(key, this.portalFinder(src.broker_url));
+      let portals: string[];
+      try {
+        portals = await (found.get(key) as Promise<string[]>);
+      } catch (err) {
+        throw new HttpError(
+          422,
+          `sources.${name}.portal_id: not given, and the broker could not be asked for it (${(err as Error).message})`,
+        );
+      }
+      if (portals.length === 0)
+        throw new HttpError(
+          422,
+          `sources.${name}.portal_id: not given, and no GX on that broker published N/<portal id>/system/0/Serial`,
+        );
+      if (portals.length > 1)
+        throw new HttpError(
+          422,
+          `sources.${name}.portal_id: several GXs on that broker (${portals.join(', ')}); give one`,
+        );
+      sources[name] = { ...src, portal_id: portals[0] as string };
+    }
+    return { ...config, sources };
+  }
+
+  /** A GX showed life: its sources' values still hold (it publishes only changes). */
+  alive(names: SourceName[]): void {
+    this.deps.controller.conditions.alive(names);
+  }
 
   /** Loads the stored configuration into the state machine (boot). */
   async load(): Promise<void> {

@@ -33,6 +33,8 @@ export interface ServiceConfig {
   bootArmingPolicy?: 'fail_safe' | 'preserve_state';
   heartbeatIntervalSeconds: number;
   version: string;
+  /** MQTT_TOPIC_PREFIX (default `outpost`): start-condition sources may not read under it. */
+  topicPrefix?: string;
   /** OUTBOUND_ALLOWED_NETWORKS: the private and loopback ranges webhooks may reach. */
   outboundAllowedNetworks?: string | undefined;
   /** DISARMED_REMINDER_HOURS (0 or unset: no reminders). */
@@ -153,7 +155,14 @@ export async function createControllerService(opts: ServiceOptions) {
   });
 
   const audit = new AuditLog(db);
-  const conditions = new ConditionsService({ store: new SqlConditionsStore(db), controller, clock, audit });
+  const conditions = new ConditionsService({
+    store: new SqlConditionsStore(db),
+    controller,
+    clock,
+    audit,
+    ...(config.topicPrefix !== undefined ? { topicPrefix: config.topicPrefix } : {}),
+    outboundRefusal: (url) => urlPolicyRefusal(url, policy),
+  });
 
   await auth.init();
   await controller.boot();

@@ -13,6 +13,39 @@ const SamplesQuery = z
 
 const HIDDEN = '********';
 
+/** What GET /api/conditions shows, as the OpenAPI document says it. */
+const STATUS_DESCRIPTION = [
+  'Each source: `value` (null unless fresh), `status` ok/stale/missing, `topic`, `updated_at` (the last',
+  'reading or sign of life that confirmed the value: a Victron GX publishes only changes, and its',
+  '`N/<portal>/heartbeat`, any `N/<portal>/…` message and `full_publish_completed` keep its values fresh;',
+  'silence past `stale_after_seconds` is stale). A stale source raises the notification',
+  '`condition_source_stale` (webhook `generator.condition.source_stale`); reporting again raises',
+  '`condition_source_restored` (webhook `generator.condition.source_restored`).',
+  '',
+  'Each condition: `state` `off` (configured with `"enabled": false`: never starts or holds a run),',
+  '`idle`, `start_pending`, `active`, `stop_pending` or `unknown` (no fresh value); `countdown_seconds` and',
+  '`due_at` of a pending start or stop. `grid_present` is null when the grid source is stale, missing or',
+  'has no value: `keep_off_while_grid` acts only on a grid known to be present, so an unknown grid neither',
+  'refuses a condition start nor stops a condition run. `minimum_run_remaining_seconds`: seconds of',
+  '`minimum_run_minutes` left on a run a condition started and still holds, null otherwise. Prometheus:',
+  '`controller_condition_countdown_seconds{condition,pending}` with `pending` `start` or `stop`, absent',
+  'when nothing is pending.',
+].join('\n');
+
+const CONFIG_DESCRIPTION = [
+  'Stored first, then in force. A source whose settings changed loses its last value (`missing` until',
+  'its next reading, silence counted from the save, its condition starts over, chart samples cleared);',
+  'unchanged sources keep theirs, and each Victron GX in use is asked for all its values once.',
+  '',
+  'Refused with 422 naming the field, nothing changed: a `topic` or `base_topic` under the bus prefix',
+  '(`MQTT_TOPIC_PREFIX`) unless its route names the controller as a reader; a `broker_url` at an address',
+  '`OUTBOUND_ALLOWED_NETWORKS` refuses (also checked again at connect); a `victron_gx` source without',
+  '`portal_id` when its broker has no GX publishing the retained `N/<portal>/system/0/Serial`, or several',
+  '(listed); otherwise the one found is stored. `victron_gx` `scale` omitted is 1, or -1 for',
+  '`battery_current` (Venus OS counts discharge negative); an explicit `scale` replaces that -1 and is not',
+  'multiplied with it.',
+].join('\n');
+
 /** A broker URL's password as GET shows it. */
 const redact = (url: string | undefined) => url?.replace(/^([a-z]+:\/\/[^:/@]+:)[^@]*@/i, `$1${HIDDEN}@`);
 
@@ -51,6 +84,7 @@ export function conditionsRoutes(svc: ControllerService, opts: { dev: boolean })
       tags,
       summary:
         'Sources with their live values, each condition with its state and countdown, and the configuration',
+      description: STATUS_DESCRIPTION,
       responses: { 200: json(C.ConditionsOverview), ...errorResponses([401]) },
     }),
     (c) => c.json(overview(), 200),
@@ -74,11 +108,13 @@ export function conditionsRoutes(svc: ControllerService, opts: { dev: boolean })
       tags,
       summary:
         'Replace the start conditions configuration: sources, conditions, grid, minimum run, quiet hours',
+      description: CONFIG_DESCRIPTION,
       request: body(C.ConditionsConfig),
       responses: { 200: json(C.ConditionsOverview), ...errorResponses([400, 401, 422, 503]) },
     }),
     async (c) => {
-      const next = restorePasswords(c.req.valid('json'), conditions.config);
+      // Refused (422) before anything is stored: bus topics, refused brokers, a GX not found.
+      const next = await conditions.prepare(restorePasswords(c.req.valid('json'), conditions.config));
       try {
         await conditions.update(next, actorOf(c));
       } catch (err) {

@@ -40,9 +40,12 @@ async function sample(name: string, label: string): Promise<number | null> {
   return null;
 }
 
+/** The site's LAN, where its GX is, opened as an installer would (OUTBOUND_ALLOWED_NETWORKS). */
+const LAN = { config: { outboundAllowedNetworks: '127.0.0.0/8,::1,192.168.1.0/24' } };
+
 describe('/api/conditions', () => {
   it('stores the configuration, hides broker passwords, and keeps it across a restart', async () => {
-    t = await testApp(db());
+    t = await testApp(db(), LAN);
     const put = await t.request('PUT', '/api/conditions/config', config);
     expect(put.status).toBe(200);
     expect(put.body.config.sources.battery_voltage.broker_url).toBe('mqtt://gx:********@192.168.1.20:1883');
@@ -54,15 +57,62 @@ describe('/api/conditions', () => {
     const shown = (await t.request('GET', '/api/conditions/config')).body;
     expect((await t.request('PUT', '/api/conditions/config', shown)).status).toBe(200);
     await t.close();
-    t = await testApp(db(), { reset: false });
+    t = await testApp(db(), { ...LAN, reset: false });
     expect(t.svc.conditions.config.sources.battery_voltage).toMatchObject({
       broker_url: 'mqtt://gx:secret-pass@192.168.1.20:1883',
     });
     expect((await t.request('GET', '/api/conditions')).body.config.conditions.soc).toMatchObject(soc);
   });
 
+  it('keeps sources in their lane: a bus topic and a refused broker are 422, and nothing changes', async () => {
+    t = await testApp(db(), LAN);
+    expect(
+      (await t.request('PUT', '/api/conditions/config', { sources: { soc: { type: 'rest' } } })).status,
+    ).toBe(200);
+    const put = (sources: Record<string, unknown>) => t.request('PUT', '/api/conditions/config', { sources });
+    // Another service's topic under the bus prefix (a simulator account could feed a start with it).
+    const bus = await put({ ac_load: { type: 'mqtt', topic: 'outpost/simulator/main/load' } });
+    expect(bus.status).toBe(422);
+    expect(bus.body.detail).toContain('sources.ac_load.topic');
+    expect(bus.body.detail).toContain('bus prefix outpost/');
+    expect(
+      (await put({ soc: { type: 'ha_statestream', entity_id: 'sensor.soc', base_topic: 'outpost' } })).status,
+    ).toBe(422);
+    // A route the controller reads is in its lane; a topic outside the prefix is anyone's.
+    expect(
+      (await put({ grid: { type: 'mqtt', topic: 'outpost/relaynode/main/state', json_path: 'relay_on' } }))
+        .status,
+    ).toBe(200);
+    expect((await put({ ac_load: { type: 'mqtt', topic: 'shellyem/emeter/0/power' } })).status).toBe(200);
+
+    // Brokers at addresses the outbound rule refuses: the metadata address, link-local, the LAN not
+    // listed. Checked on save; nothing is connected to.
+    for (const url of [
+      'mqtt://169.254.169.254:1883',
+      'ws://169.254.10.1:9001/mqtt',
+      'mqtts://gx:pw@10.20.30.40:8883',
+    ]) {
+      const refused = await put({
+        soc: { type: 'victron_gx', portal_id: 'c0619ab1c2d3', broker_url: url },
+      });
+      expect(refused.status, url).toBe(422);
+      expect(refused.body.detail).toContain('sources.soc.broker_url');
+      expect(refused.body.detail).toContain('not allowed (OUTBOUND_ALLOWED_NETWORKS)');
+      expect(refused.body.detail).not.toContain(':pw@');
+    }
+    expect((await t.request('GET', '/api/conditions/config')).body.sources).toEqual({
+      ac_load: {
+        type: 'mqtt',
+        topic: 'shellyem/emeter/0/power',
+        json_path: null,
+        scale: 1,
+        stale_after_seconds: 300,
+      },
+    });
+  });
+
   it('refuses a bad configuration with 422 naming the field, and changes nothing', async () => {
-    t = await testApp(db());
+    t = await testApp(db(), LAN);
     await t.request('PUT', '/api/conditions/config', config);
     const bad = await t.request('PUT', '/api/conditions/config', {
       ...config,
@@ -84,7 +134,7 @@ describe('/api/conditions', () => {
   });
 
   it('a REST source takes PUT values: the condition starts after its delay, with the value in the run', async () => {
-    t = await testApp(db());
+    t = await testApp(db(), LAN);
     await t.request('PUT', '/api/conditions/config', config);
     await t.request('POST', '/api/generator/arm');
     const put = await t.request('PUT', '/api/conditions/sources/soc/value', { value: 24 });
@@ -114,7 +164,7 @@ describe('/api/conditions', () => {
   });
 
   it('the dev mode fakes any configured source; Prometheus shows values, states and countdowns', async () => {
-    t = await testApp(db());
+    t = await testApp(db(), LAN);
     createControllerMetrics().register(t.app.metrics.registry, t.svc, {
       lastSent: null,
     } as unknown as HeartbeatPublisher);

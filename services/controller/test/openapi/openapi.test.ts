@@ -34,6 +34,29 @@ afterAll(async () => {
 });
 
 describe('controller OpenAPI document', () => {
+  it('documents what the start conditions do with unknown, changed and restored sources', () => {
+    const paths = (doc as { paths: Record<string, Record<string, { description?: string }>> }).paths;
+    const status = paths['/api/conditions']?.get?.description ?? '';
+    const config = paths['/api/conditions/config']?.put?.description ?? '';
+    for (const said of [
+      'keep_off_while_grid',
+      '`off`',
+      'condition_source_restored',
+      'controller_condition_countdown_seconds{condition,pending}',
+      'minimum_run_remaining_seconds',
+      'heartbeat',
+    ])
+      expect(status, said).toContain(said);
+    for (const said of [
+      'loses its last value',
+      'OUTBOUND_ALLOWED_NETWORKS',
+      'MQTT_TOPIC_PREFIX',
+      'portal_id',
+      'replaces that -1',
+    ])
+      expect(config, said).toContain(said);
+  });
+
   it('passes redocly lint (recommended rules) with no error', { timeout: 60_000 }, async () => {
     const lint = await redoclyLint(doc);
     expect(lint.errors, lint.report).toBe(0);

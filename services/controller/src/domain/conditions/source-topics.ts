@@ -37,6 +37,28 @@ function victronPath(name: SourceName, src: VictronSourceConfig): string {
  */
 const VICTRON_GRID_SOURCES: ReadonlySet<number> = new Set([1, 3]);
 
+/**
+ * Signs of life from a GX that publishes values only when they change: while it is kept alive it
+ * sends `N/<portal>/heartbeat` every 3 s, and a full publish ends with `N/<portal>/full_publish_completed`
+ * (dbus-flashmq src/state.cpp, State::heartbeat and State::publish_all).
+ */
+export const victronLifeTopics = (portalId: string): string[] => [
+  `N/${portalId}/heartbeat`,
+  `N/${portalId}/full_publish_completed`,
+];
+/** The portal a `N/<portal>/…` topic comes from, or null. */
+export function victronPortalOf(topic: string): string | null {
+  const m = /^N\/([A-Za-z0-9]+)\//.exec(topic);
+  return m ? (m[1] as string) : null;
+}
+/** The one value a GX keeps retained, even before a keep-alive: its serial, the portal id (types.cpp). */
+export const VICTRON_SERIAL_FILTER = 'N/+/system/0/Serial';
+/**
+ * Life after this much silence from a portal means the GX came back (rebooted, reconnected to a bridge):
+ * the values held from before may be old, so an empty keep-alive asks for all of them again.
+ */
+export const VICTRON_SILENCE_MS = 10_000;
+
 /** The GX publishes only while someone sends this at least every 60 s (dbus-flashmq's keep-alive). */
 export const victronKeepaliveTopic = (portalId: string): string => `R/${portalId}/keepalive`;
 /** Sent every 30 s, half the GX's 60 s keep-alive timeout; the first one (empty) asks for every value. */
@@ -49,7 +71,8 @@ export function sourceTopic(name: SourceName, src: SourceConfig): string | null 
     case 'mqtt':
       return src.topic;
     case 'victron_gx':
-      return `N/${src.portal_id}/${victronPath(name, src)}`;
+      // No portal id yet: the save finds it (the retained serial) before the source is in force.
+      return src.portal_id === undefined ? null : `N/${src.portal_id}/${victronPath(name, src)}`;
     case 'ha_statestream': {
       const [domain, object] = src.entity_id.split('.');
       return `${src.base_topic}/${domain}/${object}/state`;

@@ -121,6 +121,22 @@ export class StartConditions implements ControllerModule {
   }
 
   /**
+   * The sources' device showed life without a new value (a Victron GX publishes only changes, and its
+   * heartbeat says it is up and kept alive): their readings hold on as of now. A source already stale
+   * is not revived by life alone; only a value brings it back (the GX is asked for all of them).
+   */
+  alive(names: SourceName[]): void {
+    const now = this.core.now;
+    for (const name of names) {
+      const src = this.config.sources[name];
+      const r = this.readings[name];
+      if (!src || !r || now >= r.at + src.stale_after_seconds * 1000) continue;
+      // No evaluation needed: the wake-up armed for the old stale time re-arms from this one.
+      this.readings[name] = { value: r.value, at: now };
+    }
+  }
+
+  /**
    * The conditions evaluated now, then the state machine's tick. Evaluated here too, not only in
    * decide(): a decider before this one (the selector at Run) may end the tick, and the live
    * status, countdowns and stale warnings must follow all the same.
