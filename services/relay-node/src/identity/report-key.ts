@@ -32,7 +32,13 @@ export function reportKeyFrom(privateKeyText: string): ReportKey {
 /** Reads the node's key, or makes it once (never replaces one: a new key is a new identity to pin). */
 export function loadOrCreateReportKey(path: string): { key: ReportKey; created: boolean } {
   try {
-    return { key: reportKeyFrom(readFileSync(path, 'utf8').trim()), created: false };
+    // O_NOFOLLOW: a link planted in place of the key is refused, not read.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      return { key: reportKeyFrom(readFileSync(fd, 'utf8').trim()), created: false };
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
