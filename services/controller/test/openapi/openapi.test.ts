@@ -127,6 +127,13 @@ describe('controller OpenAPI document', () => {
     }
   });
 
+  it('documents 429 on both credential operations (the login limit answers there)', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
+    const d = doc as any;
+    for (const path of ['/api/auth/login', '/api/auth/password'])
+      expect(Object.keys(d.paths[path].post.responses), path).toContain('429');
+  });
+
   it('documents the exercise option "until the battery is full" with its bounds, in the update and the status', () => {
     // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
     const d = doc as any;
