@@ -121,7 +121,22 @@ export const MaintenanceItemUpdate = z
     lead_days: z.number().int().min(1).max(365).nullable(),
   })
   .partial()
-  .strict();
+  .strict()
+  .refine((v) => !(v.interval_hours === null && v.interval_months === null), {
+    message: 'an item needs interval_hours, interval_months or both',
+    path: ['interval_hours'],
+  })
+  // The POST's rule as far as one body can say it: never both intervals cleared at once. (Clearing the
+  // only interval an item has is refused with 422 too; that depends on the stored item.)
+  .meta({
+    not: {
+      required: ['interval_hours', 'interval_months'],
+      properties: {
+        interval_hours: { nullable: true, enum: [null] },
+        interval_months: { nullable: true, enum: [null] },
+      },
+    },
+  });
 
 export const MaintenanceDoneRequest = z
   .object({ note: z.string().max(500).optional() })

@@ -36,7 +36,7 @@ export const CHILD_CREDENTIALS: Readonly<Record<ChildName, readonly string[]>> =
   notifier: ['NOTIFIER_API_SECRET', 'DATABASE_URL', ...MQTT_LOGIN, ...METRICS],
   // Its own login and the file that keeps it, never the admin's.
   simulator: ['USERNAME', 'PASSWORD', 'DATA_DIR', ...MQTT_LOGIN, ...METRICS],
-  dashboard: ['DASHBOARD_AUTH', ...MQTT_LOGIN, ...METRICS],
+  dashboard: ['DASHBOARD_AUTH', 'DASHBOARD_SITES_AUTH', ...MQTT_LOGIN, ...METRICS],
 };
 
 /**

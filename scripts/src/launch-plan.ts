@@ -19,7 +19,7 @@ import {
   SecretError,
   type Secrets,
 } from './secrets.js';
-import { availableServices, mainFile, SERVICES } from './services.js';
+import { availableServices, DASHBOARD_SITES_USER, mainFile, SERVICES } from './services.js';
 import { setupTls, TlsError } from './tls.js';
 
 const Env = z.object({
@@ -126,6 +126,7 @@ function describeSources(sources: SecretSources): string[] {
     ['ADMIN_USERNAME', FROM[sources.ADMIN_USERNAME]],
     ['ADMIN_PASSWORD', FROM[sources.ADMIN_PASSWORD]],
     ['simulator login', FROM[sources.simulator_login]],
+    ['dashboard sites login', FROM[sources.dashboard_sites]],
     ['broker accounts', broker],
   ].map(([k, v]) => `  ${k!.padEnd(21)} ${v}`);
 }
@@ -202,6 +203,7 @@ export async function makeLaunchPlan(
         ? `${secrets.ADMIN_PASSWORD}  (generated; shown once: secrets.json keeps it only until the controller has made the user)`
         : passwordHint(sources.ADMIN_PASSWORD, null, dataDir)
     }`,
+    dashboard: `  generator sites login: ${DASHBOARD_SITES_USER} / ${passwordHint(sources.dashboard_sites, sources.dashboard_sites === 'generated' ? (secrets.DASHBOARD_SITES_PASSWORD ?? null) : null, dataDir)}`,
     simulator: `  login: ${secrets.SIMULATOR_USERNAME ?? adminUsername} / ${passwordHint(sources.simulator_login, sources.simulator_login === 'generated' ? (secrets.SIMULATOR_PASSWORD ?? null) : null, dataDir)}`,
   };
   return {

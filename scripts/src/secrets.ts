@@ -44,6 +44,7 @@ const adminUsername = z.string().min(1).max(100);
 const adminPassword = z.string().min(10, 'must be at least 10 characters').max(200);
 const simulatorUsername = z.string().min(1).max(200);
 const simulatorPassword = z.string().min(1).max(200);
+const dashboardSitesPassword = z.string().min(10, 'must be at least 10 characters').max(200);
 const mqttPassword = z.string().min(12, 'must be at least 12 characters').max(512);
 const leaseSigningKey = z.string().refine((v) => {
   try {
@@ -81,6 +82,8 @@ export const SecretsFile = z.object({
   ADMIN_PASSWORD_REMOVED: z.string().optional(),
   SIMULATOR_USERNAME: simulatorUsername.optional(),
   SIMULATOR_PASSWORD: simulatorPassword.optional(),
+  /** The dashboard's login for the generator sites (user `sites`): off loopback they need it. */
+  DASHBOARD_SITES_PASSWORD: dashboardSitesPassword.optional(),
   mqtt: z.record(z.string(), mqttPassword),
   /** /metrics' bearer token, required by every service that listens beyond loopback (metricsEnv). */
   METRICS_TOKEN: z
@@ -105,6 +108,7 @@ export interface SecretSources {
   ADMIN_USERNAME: Source;
   ADMIN_PASSWORD: Source;
   simulator_login: Source;
+  dashboard_sites: Source;
   /** Per broker account. */
   mqtt: Record<string, Source>;
 }
@@ -225,6 +229,15 @@ export function resolveSecrets(
     simulator.SIMULATOR_PASSWORD = token(12);
   }
 
+  // The generator sites on the dashboard (running, armed, relay, EPO) are not for anyone on the LAN.
+  const envSites = fromEnv(env, 'DASHBOARD_SITES_PASSWORD', dashboardSitesPassword);
+  const sitesPassword = envSites ?? stored.DASHBOARD_SITES_PASSWORD ?? token(12);
+  const sitesSource: Source = envSites
+    ? 'environment'
+    : stored.DASHBOARD_SITES_PASSWORD
+      ? 'file'
+      : 'generated';
+
   const mqtt: Record<string, string> = { ...(stored.mqtt ?? {}) };
   const mqttSources: Record<string, Source> = {};
   for (const account of MQTT_ACCOUNTS) {
@@ -271,6 +284,7 @@ export function resolveSecrets(
       ? { ADMIN_PASSWORD_REMOVED: stored.ADMIN_PASSWORD_REMOVED }
       : {}),
     ...simulator,
+    DASHBOARD_SITES_PASSWORD: sitesPassword,
     mqtt,
     METRICS_TOKEN: metricsToken,
     ...(stored.join ? { join: stored.join } : {}),
@@ -301,6 +315,7 @@ export function resolveSecrets(
       ADMIN_USERNAME: adminSource,
       ADMIN_PASSWORD: adminPwSource,
       simulator_login: simSource,
+      dashboard_sites: sitesSource,
       mqtt: mqttSources,
     },
     createdAdminPassword: adminPwSource === 'generated',

@@ -21,6 +21,7 @@ export interface LaunchContext {
     | 'ADMIN_PASSWORD'
     | 'SIMULATOR_USERNAME'
     | 'SIMULATOR_PASSWORD'
+    | 'DASHBOARD_SITES_PASSWORD'
     | 'LEASE_SIGNING_KEY'
     | 'CONTROLLER_PUBLIC_KEY'
   >;
@@ -96,12 +97,19 @@ export const SERVICES: ServiceDef[] = [
     portEnv: 'DASHBOARD_PORT',
     defaultPort: 8090,
     mqttUser: 'dashboard',
-    env: () => ({
+    // The sites' login: off loopback the generator sites are shown only with it.
+    env: (ctx) => ({
       EXPECTED_SIMULATORS: process.env.EXPECTED_SIMULATORS ?? 'main',
       EXPECTED_SITES: process.env.EXPECTED_SITES ?? 'main',
+      ...(ctx.secrets.DASHBOARD_SITES_PASSWORD
+        ? { DASHBOARD_SITES_AUTH: `${DASHBOARD_SITES_USER}:${ctx.secrets.DASHBOARD_SITES_PASSWORD}` }
+        : {}),
     }),
   },
 ];
+
+/** The user name of the dashboard's sites login. */
+export const DASHBOARD_SITES_USER = 'sites';
 
 export function mainFile(root: string, name: string): string {
   return join(root, 'services', name, 'dist', 'main.js');

@@ -120,6 +120,10 @@ describe('npm start launcher', () => {
     expect((await simLogin(adminPassword)).status).toBe(401);
     expect((await simLogin(secrets.SIMULATOR_PASSWORD)).status).toBe(200);
 
+    // The dashboard's login for the generator sites (needed beyond loopback), printed like the others.
+    expect(secrets.DASHBOARD_SITES_PASSWORD).toMatch(/^\S{10,}$/);
+    expect(out).toContain(`generator sites login: sites / ${secrets.DASHBOARD_SITES_PASSWORD}  (generated;`);
+
     const kids = childPids(run.proc.pid!);
     // The broker, the embedded PostgreSQL and every service.
     expect(kids.length).toBe(2 + availableServices(root).length);

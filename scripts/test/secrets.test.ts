@@ -24,6 +24,25 @@ const tempDir = () => {
 const fileOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'));
 
 describe('secrets: environment, then secrets.json, then generated', () => {
+  it('the dashboard sites login: generated once, kept, replaced by DASHBOARD_SITES_PASSWORD, only the dashboard gets it', () => {
+    const dir = tempDir();
+    const first = resolveSecrets(dir, {});
+    expect(first.sources.dashboard_sites).toBe('generated');
+    expect(fileOf(dir).DASHBOARD_SITES_PASSWORD).toBe(first.secrets.DASHBOARD_SITES_PASSWORD);
+    const again = resolveSecrets(dir, {});
+    expect(again.sources.dashboard_sites).toBe('file');
+    expect(again.secrets.DASHBOARD_SITES_PASSWORD).toBe(first.secrets.DASHBOARD_SITES_PASSWORD);
+    const set = resolveSecrets(dir, { DASHBOARD_SITES_PASSWORD: 'my-own-sites-pw' });
+    expect(set.sources.dashboard_sites).toBe('environment');
+    expect(set.secrets.DASHBOARD_SITES_PASSWORD).toBe('my-own-sites-pw');
+    expect(() => resolveSecrets(dir, { DASHBOARD_SITES_PASSWORD: 'short' })).toThrow(
+      /DASHBOARD_SITES_PASSWORD/,
+    );
+    const dashboard = SERVICES.find((s) => s.name === 'dashboard')!;
+    const env = dashboard.env({ secrets: set.secrets, adminUsername: 'admin', ports: {} } as never);
+    expect(env.DASHBOARD_SITES_AUTH).toBe('sites:my-own-sites-pw');
+  });
+
   it('generates every secret on the first run, into a 0600 file, and says so', () => {
     const dir = tempDir();
     const r = resolveSecrets(dir, {});

@@ -1,9 +1,63 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context } from 'hono';
 
 export type BodyRead = 'read' | 'too_large' | 'aborted' | 'not_node';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Bytes of a refused body still read and dropped after its 413 (which closes the connection). Closing
+ * a socket with unread bytes resets it, and the reset reaches a client still sending, which then never
+ * reads the answer (RFC 9112 §9.6). Past this many, the connection is closed as it stands.
+ */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+/** A lingering connection on which the client sends nothing for this long is closed. */
+export const LINGER_IDLE_MS = 5000;
+
+/**
+ * After a 413, the answer goes out at once, then the write side is closed (FIN) and the rest of the
+ * body is read and dropped until the client ends or closes, LINGER_MAX_BYTES, or LINGER_IDLE_MS of
+ * silence: only then is the socket closed. Node would close it as soon as the answer is written
+ * (`destroySoon` on a `Connection: close` response), so that one socket's destroySoon is replaced.
+ */
+function lingerAfterAnswer(incoming: IncomingMessage): void {
+  const socket = incoming.socket as Socket | null;
+  if (!socket || socket.destroyed || incoming.readableEnded) return;
+  let dropped = 0;
+  let bodyDone = false;
+  let answered = false;
+  const close = () => {
+    incoming.off('data', onData);
+    if (!socket.destroyed) socket.destroy();
+  };
+  const maybeClose = () => {
+    if (bodyDone && answered) close();
+  };
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_MAX_BYTES) close();
+  };
+  const bodyEnded = () => {
+    bodyDone = true;
+    maybeClose();
+  };
+  incoming.on('data', onData);
+  incoming.once('end', bodyEnded);
+  incoming.once('error', bodyEnded);
+  socket.once('end', bodyEnded);
+  socket.setTimeout(LINGER_IDLE_MS, close);
+  incoming.resume();
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const written = () => {
+      answered = true;
+      maybeClose();
+    };
+    if (socket.writableFinished) written();
+    else socket.once('finish', written);
+  };
+}
 
 /** Node's request under the node adapter (undefined under app.request() and other runtimes). */
 function incomingOf(c: Context): (IncomingMessage & { rawBody?: unknown }) | undefined {
@@ -26,7 +80,7 @@ function collect(incoming: IncomingMessage, maxSize: number): Promise<Buffer | '
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxSize) {
-        // The rest is never read; the 413 closes the connection.
+        // The rest is read and dropped after the 413 (refusedBody).
         incoming.pause();
         done('too_large');
         return;
@@ -76,12 +130,16 @@ export async function readNodeBody(c: Context, maxSize: number): Promise<BodyRea
   return 'read';
 }
 
-/** The answer to a body that is too large (413, closing the connection) or incomplete (400). */
+/**
+ * The answer to a body that is too large (413, closing the connection) or incomplete (400). The
+ * connection is not reused: the rest of a body refused unread would lie under the client's next
+ * request. It closes once the client has sent the rest (see lingerAfterAnswer), so the 413 is read.
+ */
 export function refusedBody(c: Context, why: 'too_large' | 'aborted', maxSize: number): Response {
+  const incoming = incomingOf(c);
+  if (why === 'too_large' && incoming) lingerAfterAnswer(incoming);
   return why === 'too_large'
-    ? // The rest of the body is never read: close the connection rather than leave it half-consumed
-      // under the client's next request.
-      c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' })
+    ? c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413, { Connection: 'close' })
     : c.json({ detail: 'Request body incomplete' }, 400);
 }
 

@@ -18,6 +18,7 @@ import { FleetTracker } from './domain/fleet.js';
 import { SiteTracker } from './domain/sites.js';
 import { type BuiltSnapshot, buildSnapshot } from './domain/snapshot.js';
 import { buildDashboardApp } from './gateway/app.js';
+import type { SitesAccess } from './gateway/sites-access.js';
 import { attachFleetSockets, type FleetSockets } from './gateway/ws-fleet.js';
 
 export const FLEET_PERIOD_MS = 1000;
@@ -86,10 +87,15 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     return latest;
   };
 
+  const sitesAccess: SitesAccess = {
+    public: config.sites.public,
+    logins: [config.sites.auth, config.auth].filter((l): l is NonNullable<typeof l> => l !== null),
+  };
   const app = buildDashboardApp({
     logger: log,
-    snapshot: () => snapshot().text,
+    snapshot: () => snapshot(),
     auth: config.auth,
+    sites: sitesAccess,
     metricsAuth: config.metricsAuth,
     health: () => ({ broker: bus.connected ? 'connected' : 'disconnected' }),
   });
@@ -109,6 +115,8 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
           allowedOrigins: config.allowedOrigins,
           maxClients: config.maxWsClients,
           current: () => snapshot().bytes,
+          currentFleetOnly: () => snapshot().fleetOnlyBytes,
+          sites: sitesAccess,
         });
       },
     );
@@ -166,7 +174,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     if (lastSendAt !== null) metrics.period.observe((started - lastSendAt) / 1000);
     lastSendAt = started;
     latest = built;
-    ws.broadcast(built.bytes);
+    ws.broadcast(built.bytes, built.fleetOnlyBytes);
     metrics.send.observe((performance.now() - started) / 1000);
     publishLater(built.bytes);
   };

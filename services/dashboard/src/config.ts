@@ -79,6 +79,14 @@ export const dashboardEnvSchema = z.object({
     .max(400)
     .regex(/^[^:]+:.+$/, 'expected user:password')
     .optional(),
+  /** `user:password` that shows the generator sites off loopback (the launcher generates one). */
+  DASHBOARD_SITES_AUTH: z
+    .string()
+    .max(400)
+    .regex(/^[^:]+:.+$/, 'expected user:password')
+    .optional(),
+  /** Show the generator sites (running, armed, relay, EPO) to anyone who can reach the dashboard. */
+  DASHBOARD_PUBLIC_SITES: envBool(false),
   /** Publish the snapshot on dashboard/<id>/fleet (not retained); false for a broker account with viewer rights only. */
   DASHBOARD_PUBLISH: envBool(true),
   DASHBOARD_MAX_SIMULATORS: z.coerce.number().int().min(1).max(100_000).default(10_000),
@@ -131,6 +139,8 @@ export interface DashboardConfig {
   expectedSimulators: string[];
   expectedSites: SiteSpec[];
   auth: { username: string; password: string } | null;
+  /** Who sees the generator sites beyond loopback (gateway/sites-access.ts). */
+  sites: { public: boolean; auth: { username: string; password: string } | null };
   publish: boolean;
   maxSimulators: number;
   maxWsClients: number;
@@ -139,10 +149,15 @@ export interface DashboardConfig {
   metricsAuth: MetricsAuth | null;
 }
 
+/** `user:password` as a login (the password may hold colons). */
+const userPassword = (value: string | undefined) => {
+  const colon = value?.indexOf(':') ?? -1;
+  return value && colon > 0 ? { username: value.slice(0, colon), password: value.slice(colon + 1) } : null;
+};
+
 /** Reads the environment; throws ConfigError naming the first bad variable. */
 export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
   const e = parseConfig(dashboardEnvSchema, env);
-  const colon = e.DASHBOARD_AUTH?.indexOf(':') ?? -1;
   return {
     port: e.DASHBOARD_PORT ?? e.PORT,
     host: e.HOST,
@@ -154,10 +169,8 @@ export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     logLevel: e.LOG_LEVEL,
     expectedSimulators: e.EXPECTED_SIMULATORS,
     expectedSites: locateSites(e.EXPECTED_SITES, e.SITE_LOCATIONS),
-    auth:
-      e.DASHBOARD_AUTH && colon > 0
-        ? { username: e.DASHBOARD_AUTH.slice(0, colon), password: e.DASHBOARD_AUTH.slice(colon + 1) }
-        : null,
+    auth: userPassword(e.DASHBOARD_AUTH),
+    sites: { public: e.DASHBOARD_PUBLIC_SITES, auth: userPassword(e.DASHBOARD_SITES_AUTH) },
     publish: e.DASHBOARD_PUBLISH,
     maxSimulators: e.DASHBOARD_MAX_SIMULATORS,
     maxWsClients: e.DASHBOARD_MAX_WS_CLIENTS,

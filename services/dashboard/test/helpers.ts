@@ -17,6 +17,7 @@ export function testConfig(over: Partial<DashboardConfig> & { mqttUrl: string })
     expectedSimulators: [],
     expectedSites: [],
     auth: null,
+    sites: { public: false, auth: null },
     publish: true,
     maxSimulators: 10_000,
     maxWsClients: 100,

@@ -62,7 +62,8 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const trusted = parseRanges(opts.trustedProxies, 'TRUSTED_PROXIES');
   const limiter = new RateLimitGate(opts.rateLimits);
 
-  // Allowlist, then rate limit, then bearer token, before any route or body is touched.
+  // Allowlist, then the /api rate limit, then bearer token, then the credential limit, before any
+  // route or body is touched.
   const guard = async (
     c: Context<GatewayEnv & { Bindings: NodeBindings }>,
   ): Promise<Response | undefined> => {
@@ -76,11 +77,12 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
       opts.logger.warn({ ip, path }, 'client refused by the allowlist');
       return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
     }
-    const wait = await limiter.check(path, ip);
-    if (wait > 0) {
+    const tooMany = (wait: number) => {
       c.header('Retry-After', String(wait));
       return c.json({ detail: 'Too many requests' }, 429);
-    }
+    };
+    const wait = await limiter.checkApi(path, ip);
+    if (wait > 0) return tooMany(wait);
     let auth: GatewayVariables['auth'] = null;
     if (path.startsWith('/api/') && !isPublic(path)) {
       const match = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '');
@@ -95,6 +97,9 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
         return opts.notifier(c.req.raw, auth.username);
       }
     }
+    // Credential attempts are counted once the request is one (a POST, with its session if it needs one).
+    const attempts = await limiter.checkCredential(path, c.req.method, ip);
+    if (attempts > 0) return tooMany(attempts);
     c.set('clientIp', ip);
     c.set('auth', auth);
     return undefined;

@@ -114,10 +114,30 @@ export class RateLimitGate {
     this.auth = new RateLimiterMemory({ points: limits.authPerMinute, duration: 60 });
   }
 
-  async check(path: string, client: string): Promise<number> {
+  /** Both limits, as one request meets them (checkApi, then checkCredential). */
+  async check(path: string, client: string, method = 'POST'): Promise<number> {
+    return (await this.checkApi(path, client)) || this.checkCredential(path, method, client);
+  }
+
+  /** The per-second /api limit, before anything else is looked at. */
+  checkApi(path: string, client: string): Promise<number> {
+    return path.startsWith('/api/') ? this.wait(this.api, client) : Promise.resolve(0);
+  }
+
+  /**
+   * The credential limit, for what tries a password: a POST to a credential path. The gateway asks
+   * after the bearer check, so a method the path does not have is answered 405 and a password change
+   * without a session 401, as the document says, and neither uses up the client's attempts.
+   */
+  checkCredential(path: string, method: string, client: string): Promise<number> {
+    return CREDENTIAL_PATHS.has(path) && method === 'POST'
+      ? this.wait(this.auth, loginLimitKey(client))
+      : Promise.resolve(0);
+  }
+
+  private async wait(limiter: RateLimiterMemory, key: string): Promise<number> {
     try {
-      if (CREDENTIAL_PATHS.has(path)) await this.auth.consume(loginLimitKey(client));
-      if (path.startsWith('/api/')) await this.api.consume(client);
+      await limiter.consume(key);
       return 0;
     } catch (res) {
       if (res instanceof RateLimiterRes) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));

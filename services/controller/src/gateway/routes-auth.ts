@@ -88,7 +88,7 @@ export function authRoutes(svc: ControllerService) {
       tags,
       summary: 'Change the password; every earlier token stops working',
       request: body(generator.PasswordChangeRequest),
-      responses: { 200: json(generator.ActionResponse), ...errorResponses([400, 401, 422]) },
+      responses: { 200: json(generator.ActionResponse), ...errorResponses([400, 401, 422, 429]) },
     }),
     async (c) => {
       const { current_password, new_password } = c.req.valid('json');

@@ -58,6 +58,8 @@ export function maintenanceRoutes(svc: ControllerService) {
       path: '/api/maintenance/items/{id}',
       tags,
       summary: 'Change name, intervals or lead times; the notices of this cycle start afresh',
+      description:
+        'An item keeps at least one interval: a body clearing both is refused (422), and so is one clearing the only interval the item has.',
       request: { params: health.MaintenanceIdParam, ...body(health.MaintenanceItemUpdate) },
       responses: { 200: json(health.MaintenanceItem), ...errorResponses([400, 401, 404, 422]) },
     }),

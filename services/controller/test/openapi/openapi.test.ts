@@ -6,6 +6,7 @@
 import {
   compileGeneratedClient,
   conformancePass,
+  documentedBodyCheck,
   httpTarget,
   redoclyLint,
 } from '@outpost/contracts/testing/openapi';
@@ -122,6 +123,38 @@ describe('controller OpenAPI document', () => {
       (p: { name: string }) => p.name === 'id',
     );
     expect(id.schema).toMatchObject({ minimum: 1, maximum: 2_147_483_647 });
+  });
+
+  it('says what the server refuses on a maintenance update: both intervals cleared at once', async () => {
+    const accepts = documentedBodyCheck(doc, 'PUT', '/api/maintenance/items/{id}');
+    const auth = { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' };
+    const created = await t.app.request('/api/maintenance/items', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Oil', interval_hours: 100 }),
+    });
+    const { id } = (await created.json()) as { id: number };
+    const put = (body: unknown) =>
+      t.app.request(`/api/maintenance/items/${id}`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify(body),
+      });
+    const cleared = { interval_hours: null, interval_months: null };
+    expect(accepts(cleared)).toBe(false);
+    expect((await put(cleared)).status).toBe(422);
+    // What the schema allows, the server takes.
+    for (const body of [{ interval_months: 6 }, { interval_hours: null }, { name: 'Oil and filter' }]) {
+      expect(accepts(body), JSON.stringify(body)).toBe(true);
+      expect((await put(body)).status, JSON.stringify(body)).toBe(200);
+    }
+  });
+
+  it('documents 429 on both credential operations (the login limit answers there)', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
+    const d = doc as any;
+    for (const path of ['/api/auth/login', '/api/auth/password'])
+      expect(Object.keys(d.paths[path].post.responses), path).toContain('429');
   });
 
   it('documents the exercise option "until the battery is full" with its bounds, in the update and the status', () => {

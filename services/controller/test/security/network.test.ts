@@ -220,6 +220,21 @@ describe('rate limits: per client, and not bypassed by forged headers', () => {
     expect((await send(s, { path: '/api/auth/me', headers: auth })).status).toBe(200);
   });
 
+  it('only a password attempt counts: past the login limit a wrong method is still 405 and a password change without a session 401', async () => {
+    const s = await serve();
+    // Neither of these tries a password, so neither uses up an attempt.
+    for (let i = 0; i < 6; i++) {
+      expect((await send(s, { method: 'DELETE', path: '/api/auth/login' })).status).toBe(405);
+      const change = { current_password: 'x'.repeat(10), new_password: 'y'.repeat(12) };
+      expect((await send(s, { method: 'POST', path: '/api/auth/password', body: change })).status).toBe(401);
+    }
+    for (let i = 0; i < 5; i++) expect((await badLogin(s)).status).toBe(401);
+    expect((await badLogin(s)).status).toBe(429);
+    // The limit reached: what the document says of the others still holds.
+    expect((await send(s, { method: 'DELETE', path: '/api/auth/login' })).status).toBe(405);
+    expect((await send(s, { method: 'POST', path: '/api/auth/password', body: {} })).status).toBe(401);
+  });
+
   it('one client exhausting the login limit does not lock out another address', async () => {
     const s = await serve();
     for (let i = 0; i < 5; i++) expect((await badLogin(s, '127.0.0.2')).status).toBe(401);

@@ -6,6 +6,9 @@ export interface BuiltSnapshot {
   readonly text: string;
   /** The same text as bytes, shared by every WebSocket send and the retained MQTT copy. */
   readonly bytes: Buffer;
+  /** The same message without `generators`: for a client that may not see the sites (sites-access.ts). */
+  readonly fleetOnlyText: string;
+  readonly fleetOnlyBytes: Buffer;
   readonly atMs: number;
 }
 
@@ -15,8 +18,13 @@ export interface BuiltSnapshot {
  */
 export function buildSnapshot(fleet: FleetTracker, sites: SiteTracker, nowMs: number): BuiltSnapshot {
   const at = Math.round(nowMs);
-  const text =
-    `{"type":"fleet_state","timestamp_ms":${at},"simulators":${fleet.json(at)},` +
-    `"generators":${JSON.stringify(sites.list())}}`;
-  return { text, bytes: Buffer.from(text, 'utf8'), atMs: at };
+  const fleetOnlyText = `{"type":"fleet_state","timestamp_ms":${at},"simulators":${fleet.json(at)}}`;
+  const text = `${fleetOnlyText.slice(0, -1)},"generators":${JSON.stringify(sites.list())}}`;
+  return {
+    text,
+    bytes: Buffer.from(text, 'utf8'),
+    fleetOnlyText,
+    fleetOnlyBytes: Buffer.from(fleetOnlyText, 'utf8'),
+    atMs: at,
+  };
 }

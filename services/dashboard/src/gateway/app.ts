@@ -12,16 +12,20 @@ import {
   RELEASE_VERSION,
 } from '@outpost/runtime';
 import type { Context } from 'hono';
-import { basicAuthGuard, basicAuthOk, type Credentials } from './basic-auth.js';
+import type { IncomingMessage } from 'node:http';
+import { AUTH_CHALLENGE, basicAuthGuard, basicAuthOk, type Credentials } from './basic-auth.js';
+import { type SitesAccess, sitesVisible } from './sites-access.js';
 
 /** Where `vite build web` writes the console. */
 const WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 export interface DashboardAppOptions {
   logger: Logger;
-  /** The current fleet_state message as JSON text. */
-  snapshot: () => string;
+  /** The current fleet_state message as JSON text, with the sites and without them. */
+  snapshot: () => { text: string; fleetOnlyText: string };
   auth: Credentials | null;
+  /** Who sees the generator sites (sites-access.ts). */
+  sites: SitesAccess;
   health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** METRICS_TOKEN / METRICS_BASIC_AUTH: /metrics then takes these instead of DASHBOARD_AUTH. */
   metricsAuth?: MetricsAuth | null;
@@ -42,6 +46,12 @@ const Detail = z.object({ detail: z.string() });
 
 /** Paths a load balancer or scraper reaches without the optional DASHBOARD_AUTH. */
 const OPEN_PATHS = new Set(['/health']);
+
+/** The peer address of the connection itself (undefined off Node: app.request() in tests). */
+const remoteAddress = (c: Context): string | undefined =>
+  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+
+const SitesList = z.object({ generators: FleetState.shape.generators });
 
 /** The dashboard's HTTP surface: a read-only view. No route changes any state. */
 export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
@@ -67,6 +77,7 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     description:
       'Read-only view of every GPS simulator (and the generator sites) on the bus. ' +
       'WebSocket `/ws` sends a `fleet_state` message (the same object as GET /api/status) on connect and at 1 Hz. ' +
+      'The generator sites (`generators`) are left out for a client beyond loopback without the sites login (GET /api/sites). ' +
       'Every method other than GET and HEAD is answered 405.',
     health: opts.health,
     // The only credential the dashboard has is DASHBOARD_AUTH; without it nobody gets the detail.
@@ -98,11 +109,44 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
         },
       },
     }),
-    ((c: { body: (b: string, s: number, h: Record<string, string>) => Response }) =>
-      c.body(opts.snapshot(), 200, {
+    ((c: Context) => {
+      const snap = opts.snapshot();
+      const visible = sitesVisible(opts.sites, remoteAddress(c), c.req.header('authorization'));
+      return c.body(visible ? snap.text : snap.fleetOnlyText, 200, {
         'content-type': 'application/json',
         'cache-control': 'no-store',
-      })) as never,
+      });
+    }) as never,
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/sites',
+      summary:
+        'The generator sites alone; beyond loopback only with the sites login (or DASHBOARD_AUTH), unless DASHBOARD_PUBLIC_SITES',
+      description:
+        'GET /api/status and `/ws` carry `generators` only for a client that may see them; a page that finds none asks here.',
+      tags: ['fleet'],
+      responses: {
+        200: {
+          description: 'The generator sites',
+          content: { 'application/json': { schema: SitesList } },
+        },
+        401: {
+          description: 'Beyond loopback without the sites login (or DASHBOARD_AUTH)',
+          content: { 'application/json': { schema: Detail } },
+        },
+      },
+    }),
+    ((c: Context) => {
+      if (!sitesVisible(opts.sites, remoteAddress(c), c.req.header('authorization')))
+        return c.json({ detail: 'The generator sites need the dashboard sites login' }, 401, {
+          'WWW-Authenticate': AUTH_CHALLENGE,
+        });
+      const full = JSON.parse(opts.snapshot().text) as { generators: unknown[] };
+      return c.json({ generators: full.generators }, 200, { 'cache-control': 'no-store' });
+    }) as never,
   );
 
   app.openAPIRegistry.registerPath({

@@ -4,6 +4,7 @@ import type { Logger } from '@outpost/runtime';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AUTH_CHALLENGE, basicAuthOk, type Credentials } from './basic-auth.js';
 import { SharedFrames } from './frames.js';
+import { type SitesAccess, sitesVisible } from './sites-access.js';
 
 export interface FleetSocketOptions {
   path?: string;
@@ -14,6 +15,10 @@ export interface FleetSocketOptions {
   maxClients: number;
   /** The fleet_state message a new client receives at once. */
   current: () => Buffer;
+  /** The same without the generator sites, for a client that may not see them (sites-access.ts). */
+  currentFleetOnly?: () => Buffer;
+  /** Who sees the sites; unset, every client does. */
+  sites?: SitesAccess;
   /**
    * A client is dropped when more than this many bytes are still unsent at the next broadcast.
    * Default: two messages' worth (at least 1 MiB), i.e. a client more than about two seconds behind.
@@ -25,7 +30,8 @@ export interface FleetSockets {
   readonly clients: number;
   /** Clients dropped because they could not keep up. */
   readonly dropped: number;
-  broadcast(message: Buffer): void;
+  /** `fleetOnly` goes to the clients that may not see the generator sites. */
+  broadcast(message: Buffer, fleetOnly?: Buffer): void;
   close(): Promise<void>;
 }
 
@@ -34,6 +40,8 @@ interface Client {
   socket: Duplex;
   /** Agreed permessage-deflate with a fresh context per message and the full window. */
   compressed: boolean;
+  /** May see the generator sites (decided at the upgrade, from the socket's peer and its login). */
+  sites: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -130,13 +138,16 @@ export function attachFleetSockets(server: Server, opts: FleetSocketOptions): Fl
     }
     if (clients.size >= opts.maxClients) return refuse(socket, 503, 'Service Unavailable');
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const client: Client = { ws, socket, compressed: agreed.get(req) === true };
+      const sites =
+        !opts.sites || sitesVisible(opts.sites, req.socket.remoteAddress, req.headers.authorization);
+      const client: Client = { ws, socket, compressed: agreed.get(req) === true, sites };
       clients.add(client);
       ws.on('close', () => clients.delete(client));
       ws.on('error', () => ws.terminate());
       // Listening only; anything received is ignored (maxPayload closes a flood).
       ws.on('message', () => {});
-      write(client, new SharedFrames(opts.current()));
+      const first = sites || !opts.currentFleetOnly ? opts.current() : opts.currentFleetOnly();
+      write(client, new SharedFrames(first));
     });
   };
   server.on('upgrade', onUpgrade);
@@ -148,9 +159,10 @@ export function attachFleetSockets(server: Server, opts: FleetSocketOptions): Fl
     get dropped() {
       return dropped;
     },
-    broadcast(message) {
+    broadcast(message, fleetOnly) {
       const frames = new SharedFrames(message);
-      for (const c of clients) write(c, frames);
+      const open = fleetOnly ? new SharedFrames(fleetOnly) : frames;
+      for (const c of clients) write(c, c.sites ? frames : open);
     },
     close() {
       server.off('upgrade', onUpgrade);

@@ -4,6 +4,7 @@ import { SIM_COLUMNS, SITE_COLUMNS } from './columns.js';
 import { FleetMap } from './fleet-map.js';
 import type { FleetSimulator, FleetSite } from './types.js';
 import { STALE_MS, useFleet } from './use-fleet.js';
+import { useHiddenSites } from './use-sites.js';
 
 type StatusFilter = 'all' | 'online' | 'offline';
 
@@ -20,7 +21,10 @@ export function App() {
   const [siteSort, setSiteSort] = useState<SortState | null>(null);
 
   const sims = fleet.state?.simulators ?? [];
-  const sites = fleet.state?.generators ?? [];
+  // Beyond loopback without the sites login the state carries no `generators` (the server's rule).
+  const sitesHidden = fleet.state !== null && !Array.isArray(fleet.state.generators);
+  const hiddenSites = useHiddenSites(sitesHidden);
+  const sites = sitesHidden ? hiddenSites.sites : (fleet.state?.generators ?? []);
   const shownSims = sims.filter(
     (s) => matches(s.id, text) && (status === 'all' || (status === 'online') === s.online),
   );
@@ -88,6 +92,18 @@ export function App() {
         />
       </Card>
       <Card title={`Generator sites (${shownSites.length})`} wide>
+        {sitesHidden && hiddenSites.status !== 'shown' ? (
+          <div class="row" data-testid="sites-login">
+            <span>
+              {hiddenSites.status === 'refused'
+                ? 'Not signed in: the generator sites need the dashboard sites login (user "sites", printed by npm start).'
+                : 'The generator sites are shown on this network only with the dashboard sites login.'}
+            </span>
+            <button type="button" onClick={hiddenSites.signIn}>
+              Sign in
+            </button>
+          </div>
+        ) : null}
         <SortTable<FleetSite>
           label="Generator sites"
           rows={shownSites}

@@ -1,7 +1,7 @@
 import type { simulator } from '@outpost/contracts';
 import type { Clock } from '@outpost/runtime';
 import type { Flight, FlightState } from '../domain/flight/flight.js';
-import { completeTrack, parseTrack, Player, type TrackText } from '../domain/replay/index.js';
+import { completeTrackPaused, parseTrack, Player, type TrackText } from '../domain/replay/index.js';
 import { flightPlanView, newFlight } from './flight-plans.js';
 import { ServiceError } from './service-error.js';
 
@@ -79,13 +79,15 @@ export class Autopilot {
   /** An uploaded file: parsed, bad lines skipped and counted; 422 when no point at all reads. */
   async load(text: TrackText, q: { format?: 'nmea' | 'gpx'; speed: number; loop: boolean; paused: boolean }) {
     // Read in slices with a turn of the event loop between them: the outputs keep their second.
-    const track = await parseTrack(text, q.format, () => new Promise<void>((r) => setImmediate(r)));
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    const track = await parseTrack(text, q.format, pause);
+    if (track.refused) throw new ServiceError(422, track.refused, { messages: [track.refused], skipped: 0 });
     if (track.points.length === 0) {
       const why = `No ${track.format === 'gpx' ? 'GPX track point' : 'GGA or RMC fix'} in the file`;
       const messages = [why, ...track.problems];
       throw new ServiceError(422, messages.join('; '), { messages, skipped: track.skipped });
     }
-    const player = new Player(completeTrack(track.points), this.opts.clock.now());
+    const player = new Player(await completeTrackPaused(track.points, pause), this.opts.clock.now());
     Object.assign(player, { speed: q.speed, loop: q.loop, paused: q.paused });
     const first = track.points[0]!;
     // A GPX without times starts at 0 ms: that is no date worth showing.

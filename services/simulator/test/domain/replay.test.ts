@@ -61,6 +61,20 @@ describe('GPX', () => {
     expect(track.points.map((p) => p.timeMs)).toEqual([0, 1000, 2000]);
   });
 
+  it('refuses the whole file at a tag over 64 attributes or 4096 characters, points before it or not', async () => {
+    const good = gpx(FIXES);
+    const attrs = Array.from({ length: 65 }, (_, i) => ` a${i}="1"`).join('');
+    const many = await parseTrack(good.replace('</trkseg>', `<trkpt lat="1" lon="2"${attrs}/></trkseg>`));
+    expect(many.refused).toBe('Not a GPX file: a tag with more than 64 attributes at line 7');
+    const long = await parseTrack(
+      good.replace('</trkseg>', `<trkpt lat="1" lon="${'2'.repeat(5000)}"/></trkseg>`),
+    );
+    expect(long.refused).toMatch(/^Not a GPX file: a tag longer than 4096 characters at line \d+$/);
+    // 64 short attributes are still a tag.
+    const ok = Array.from({ length: 62 }, (_, i) => ` a${i}="1"`).join('');
+    expect((await parseTrack(good.replace('<trkpt ', `<trkpt${ok} `))).refused).toBeUndefined();
+  });
+
   it('a file of nothing readable gives no points', async () => {
     expect((await parseTrack('<gpx><trk></trk></gpx>')).points).toEqual([]);
     expect((await parseTrack('\u0000\u0001binary junk\n$GPGGA,bad')).points).toEqual([]);

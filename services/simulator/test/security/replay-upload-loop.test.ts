@@ -26,6 +26,18 @@ const FIX = { lat: 47.5, lon: -122.3, altM: 100, speedKts: 100, track: 10 };
 const ONE_POINT = gpx([{ ...FIX, time: '2026-06-01T12:00:00Z' }])
   .split('<trkseg>')[1]!
   .split('</trkseg>')[0]!;
+/** `<trkpt a0="" a1="" …/>`, distinct names up to the size limit. */
+function manyAttributes(): string {
+  const parts = [`${HEAD}<trkpt`];
+  let size = parts[0]!.length + 3;
+  for (let i = 0; ; i++) {
+    const attr = ` a${i.toString(36)}=""`;
+    if (size + attr.length > MAX) break;
+    parts.push(attr);
+    size += attr.length;
+  }
+  return `${parts.join('')}/>`;
+}
 /** Name: [content type sent, expected status, the file]. */
 const files: Record<string, [string, number, () => string]> = {
   'unclosed <trkpt over and over': ['application/octet-stream', 422, () => fill('<trkpt ', HEAD)],
@@ -39,6 +51,15 @@ const files: Record<string, [string, number, () => string]> = {
     200,
     () => fill(`${ONE_POINT.trim()}\n`, HEAD, '</trkseg></trk></gpx>\n'),
   ],
+  // The shortest points GPX allows: about 300,000 of them, each completed with a geodesic after the read.
+  'a well-formed track of ~300,000 bare points': [
+    'application/gpx+xml',
+    200,
+    () => fill('<trkpt lat="47.5" lon="-122.3"/>\n', HEAD, '</trkseg></trk></gpx>\n'),
+  ],
+  // saxes checks a tag's attributes when the tag closes: all of them at once.
+  'one element with ~1 million attributes': ['application/gpx+xml', 422, () => manyAttributes()],
+  'one attribute value of 10 MB': ['application/gpx+xml', 422, () => fill('x', `${HEAD}<trkpt lat="`, '"/>')],
   'one 10 MB line': ['text/plain', 422, () => fill('x', '$GPGGA,')],
   'an NMEA log of ~130,000 sentences': [
     'text/plain',

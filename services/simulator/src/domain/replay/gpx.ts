@@ -8,8 +8,17 @@ const CHUNK_CHARS = 16 * 1024;
 /** Longest `ele` or `time` text kept: anything longer is not a number or a date anyway. */
 const MAX_FIELD_CHARS = 64;
 const MAX_DEPTH = 32;
+/**
+ * A GPX tag is a name and a few short attributes. saxes gathers a tag whole and checks its attributes
+ * only when the tag closes (a million of them held the loop most of a second), so a tag longer or with
+ * more attributes than this refuses the file before the parser does that work.
+ */
+export const MAX_TAG_CHARS = 4096;
+export const MAX_TAG_ATTRIBUTES = 64;
 /** Thrown out of the parser at its first error: reading stops there (see parseGpx). */
 class XmlError extends Error {}
+/** A tag over the bounds: the whole file is refused (422), whatever was read before it. */
+class TagTooLarge extends Error {}
 
 type Kind = 'trkpt' | 'rtept';
 
@@ -87,7 +96,27 @@ export async function parseGpx(text: TrackText, pause: Pause): Promise<Track> {
   // GPX nests a few levels (gpx, trk, trkseg, trkpt, ele, extensions): a file nesting far deeper is
   // not one, and a parser's cost per tag grows with the depth.
   let depth = 0;
+  // Where the tag being read started (characters into the file), and its attributes so far.
+  let tagStart: number | null = null;
+  let attributes = 0;
+  const tagLine = () => `line ${parser.line}`;
+  // Characters written so far: between two writes saxes's own position counts the last slice twice.
+  let fed = 0;
+  const checkTagLength = (at: number) => {
+    if (tagStart !== null && at - tagStart > MAX_TAG_CHARS)
+      throw new TagTooLarge(`a tag longer than ${MAX_TAG_CHARS} characters at ${tagLine()}`);
+  };
+  parser.on('opentagstart', () => {
+    tagStart = parser.position;
+    attributes = 0;
+  });
+  parser.on('attribute', () => {
+    if (++attributes > MAX_TAG_ATTRIBUTES)
+      throw new TagTooLarge(`a tag with more than ${MAX_TAG_ATTRIBUTES} attributes at ${tagLine()}`);
+    checkTagLength(parser.position);
+  });
   parser.on('opentag', (tag) => {
+    tagStart = null;
     if (++depth > MAX_DEPTH) throw new XmlError(`elements nested more than ${MAX_DEPTH} deep`);
     const name = localName(tag.name);
     if (name === 'trkpt' || name === 'rtept') {
@@ -120,10 +149,21 @@ export async function parseGpx(text: TrackText, pause: Pause): Promise<Track> {
   try {
     for (const slice of slicesOf(text, CHUNK_CHARS)) {
       parser.write(slice);
+      fed += slice.length;
+      // An attribute value or a tag with no attribute event yet grows only here, a slice at a time.
+      checkTagLength(fed);
       await pause();
     }
     parser.close();
   } catch (err) {
+    if (err instanceof TagTooLarge)
+      return {
+        format: 'gpx',
+        points: [],
+        skipped: 0,
+        problems: [],
+        refused: `Not a GPX file: ${err.message}`,
+      };
     if (!(err instanceof XmlError)) throw err;
     xmlProblem = `not well-formed XML, read up to there: ${err.message}`;
   }

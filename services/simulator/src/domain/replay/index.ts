@@ -4,7 +4,14 @@ import { headOf, type TrackText } from './text-parts.js';
 import type { Pause, Track } from './track.js';
 
 export { Player, MAX_SPEED, MIN_SPEED, type ReplayState } from './player.js';
-export { completeTrack, type Pause, type ReplayPoint, type Track, type TrackPoint } from './track.js';
+export {
+  completeTrack,
+  completeTrackPaused,
+  type Pause,
+  type ReplayPoint,
+  type Track,
+  type TrackPoint,
+} from './track.js';
 export { parseGpx, parseNmeaLog };
 export { linesOf, type TrackText } from './text-parts.js';
 

@@ -17,6 +17,8 @@ export interface Track {
   skipped: number;
   /** The first few reasons, for the answer to an upload. */
   problems: string[];
+  /** Set when the file is refused whole (422 with this detail), whatever points were read. */
+  refused?: string;
 }
 
 /** A complete point: what the player interpolates. */
@@ -53,10 +55,43 @@ export class Problems {
  * speed and track from the geodesic to the next point (the last point keeps the one before).
  */
 export function completeTrack(points: readonly TrackPoint[]): ReplayPoint[] {
-  const t0 = points[0]?.timeMs ?? 0;
-  let altitude = 0;
   const out: ReplayPoint[] = [];
-  for (const [i, p] of points.entries()) {
+  completeSome(points, out, 0, points.length, { altitude: 0 });
+  return out;
+}
+
+/** Points completed between two turns of the event loop (a geodesic each: a few ms in all). */
+const COMPLETE_SLICE = 8192;
+
+/**
+ * completeTrack with a turn of the event loop every few thousand points: a 10 MB GPX of short points
+ * is about 300,000 of them, and their geodesics in one go held the loop for over 50 ms.
+ */
+export async function completeTrackPaused(
+  points: readonly TrackPoint[],
+  pause: Pause,
+): Promise<ReplayPoint[]> {
+  const out: ReplayPoint[] = [];
+  const carried = { altitude: 0 };
+  for (let from = 0; from < points.length; from += COMPLETE_SLICE) {
+    completeSome(points, out, from, Math.min(points.length, from + COMPLETE_SLICE), carried);
+    await pause();
+  }
+  return out;
+}
+
+/** Completes points[from, to) onto `out`, the last known altitude carried in `carried`. */
+function completeSome(
+  points: readonly TrackPoint[],
+  out: ReplayPoint[],
+  from: number,
+  to: number,
+  carried: { altitude: number },
+): void {
+  const t0 = points[0]?.timeMs ?? 0;
+  let altitude = carried.altitude;
+  for (let i = from; i < to; i++) {
+    const p = points[i]!;
     altitude = p.altitude_ft ?? altitude;
     const next = points[i + 1];
     let speed = p.speed_kts;
@@ -77,5 +112,5 @@ export function completeTrack(points: readonly TrackPoint[]): ReplayPoint[] {
       heading: heading === null ? (prev?.heading ?? 360) : heading === 0 ? 360 : heading,
     });
   }
-  return out;
+  carried.altitude = altitude;
 }
