@@ -221,14 +221,19 @@ describe('enums', () => {
       'error',
       'max_runtime',
       'unexpected_stop',
+      'disarmed',
       ...CONDITION_NAMES,
       'grid_present',
     ]);
-    // The spec's 14, then hoa_position_changed (its HOA rule 4), the generator health events, and the
-    // safety link's relay_not_confirmed.
-    // safety link's relay_not_confirmed, then the start conditions' source warnings.
-    expect(NOTIFICATION_EVENTS).toHaveLength(26);
-    expect(NOTIFICATION_EVENTS[23]).toBe('relay_not_confirmed');
+    // The spec's 14, then hoa_position_changed (its HOA rule 4), the generator health events, the
+    // safety link's relay_not_confirmed, relay_node_report_unverified and lease_not_published, then the
+    // start conditions' source warnings.
+    expect(NOTIFICATION_EVENTS).toHaveLength(28);
+    expect(NOTIFICATION_EVENTS.slice(23, 26)).toEqual([
+      'relay_not_confirmed',
+      'relay_node_report_unverified',
+      'lease_not_published',
+    ]);
     expect(NOTIFICATION_EVENTS.at(-1)).toBe('condition_source_restored');
     expect(NOTIFICATION_EVENTS[14]).toBe('hoa_position_changed');
     expect(NOTIFICATION_EVENTS).toContain('fail_to_start');

@@ -32,7 +32,7 @@ const wire = (key: TopicKey, value: unknown) =>
     : JSON.stringify(value);
 
 describe('decodePayload (fuzz)', () => {
-  it('never throws on arbitrary bytes, text or JSON, and explains every refusal', () => {
+  it('never throws on arbitrary bytes, text or JSON, and explains every refusal', { timeout: 60_000 }, () => {
     const payload = fc.oneof(
       fc.uint8Array({ maxLength: 512 }),
       text(200),
