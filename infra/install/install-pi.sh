@@ -20,7 +20,7 @@
 #   --time-from-controller   with --join: the Pi takes its time from the controller host (chrony), so
 #                      the two agree after a power cut with no internet (time-sync.sh follow)
 #   --serve-time CIDR  on the controller host: serve NTP to this network, e.g. 192.168.1.0/24, also
-#                      with no internet (chrony; time-sync.sh serve)
+#                      with no internet (chrony; time-sync.sh serve, which refuses a /0)
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
 #   --database-url URL your PostgreSQL instead of the embedded one (outpost-postgres.service)
 #   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
