@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopOnSignals } from '@outpost/runtime/lifecycle';
 import { createLogger } from '@outpost/runtime/logger';
+import { metricsAuthFromEnv } from '@outpost/runtime/metrics-credentials';
 import { type ServerTls, serverTlsFromEnv } from '@outpost/runtime/tls';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   const metrics =
     env.METRICS_PORT === undefined
       ? null
-      : await serveMetrics(broker, env.METRICS_PORT, env.METRICS_HOST, tls, env.METRICS_TOKEN);
+      : await serveMetrics(broker, env.METRICS_PORT, env.METRICS_HOST, tls, metricsAuthFromEnv(env));
 
   const host = env.MQTT_HOST.includes(':') ? `[${env.MQTT_HOST}]` : env.MQTT_HOST;
   if (tls) {

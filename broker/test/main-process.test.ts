@@ -124,4 +124,47 @@ describe('broker process (main)', () => {
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
     expect(await p.stop('SIGTERM')).toBe(0);
   });
+
+  it('with only METRICS_BASIC_AUTH set, /metrics needs that pair, as the services do', async () => {
+    const pair = 'prometheus:scrape-password-0123';
+    const basic = (userPass: string) => ({
+      authorization: `Basic ${Buffer.from(userPass).toString('base64')}`,
+    });
+    const p = await startBrokerProcess({
+      DATA_DIR: dataDir,
+      METRICS_PORT: '0',
+      METRICS_BASIC_AUTH: pair,
+      LOG_LEVEL: 'info',
+    });
+    await expect.poll(() => /"metricsPort":\d+/.test(p.output())).toBe(true);
+    const url = `http://127.0.0.1:${Number(/"metricsPort":(\d+)/.exec(p.output())?.[1])}`;
+    const open = await fetch(`${url}/metrics`);
+    expect(open.status).toBe(401);
+    expect(open.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect(await open.text()).not.toContain('outpost_broker');
+    for (const wrong of ['prometheus:wrong-password-0123', 'someone:scrape-password-0123', 'prometheus']) {
+      const r = await fetch(`${url}/metrics`, { headers: basic(wrong) });
+      expect(r.status, wrong).toBe(401);
+      expect(await r.text()).not.toContain('outpost_broker');
+    }
+    expect(
+      (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer scrape-password-0123' } })).status,
+    ).toBe(401);
+    const scraped = await fetch(`${url}/metrics`, { headers: basic(pair) });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('outpost_broker_clients_connected');
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it("refuses a METRICS_BASIC_AUTH that breaks the services' rule, naming it", async () => {
+    const { code, output } = await runToExit({
+      DATA_DIR: dataDir,
+      METRICS_PORT: '0',
+      METRICS_BASIC_AUTH: 'short:pw',
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain('METRICS_BASIC_AUTH');
+    expect(output).not.toContain('short:pw');
+  });
 });
