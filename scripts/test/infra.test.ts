@@ -1,4 +1,4 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -21,7 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ensureSecrets, MQTT_ACCOUNTS } from '../src/secrets.js';
 import { SERVICES } from '../src/services.js';
-import { startMosquitto } from './helpers/mosquitto.js';
+import { mosquittoConf, startMosquitto } from './helpers/mosquitto.js';
+import { freePort, portOpen, until } from './helpers/processes.js';
+import { setupTls } from '../src/tls.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const infra = join(root, 'infra');
@@ -348,6 +350,7 @@ describe('systemd units', () => {
       'install/time-sync.sh',
       'install/unit-keys.test.sh',
       'mosquitto/make-passwd.sh',
+      'mosquitto/make-tls.sh',
       'emqx/add-users.sh',
     ]) {
       const r = spawnSync('sh', ['-n', join(infra, f)], { encoding: 'utf8' });
@@ -610,6 +613,122 @@ describe('docker-compose.yml and prometheus.yml', () => {
     const outpostConf = readFileSync(join(inContainer(includeDir), 'outpost.conf'), 'utf8');
     expect(existsSync(inContainer(/^acl_file (.+)$/m.exec(outpostConf)![1]!))).toBe(true);
     expect(/^password_file (.+)$/m.exec(outpostConf)![1]!.startsWith(`${target}/`)).toBe(true);
+  });
+
+  it('Mosquitto publishes plain MQTT and WebSocket on loopback only, and TLS listeners to the LAN', () => {
+    // Compose's short syntax: [host_ip:]host_port:container_port; no host_ip is every address.
+    const published = (compose.services.mosquitto.ports as string[]).map((p) => {
+      const parts = p.split(':');
+      return { hostIp: parts.length === 3 ? parts[0] : '0.0.0.0', port: Number(parts[parts.length - 1]) };
+    });
+    const mount = compose.services.mosquitto.volumes.find((v: string) => v.startsWith('./mosquitto:'));
+    const target = mount.split(':')[1] as string;
+    const inRepo = (p: string) => join(infra, 'mosquitto', p.slice(target.length + 1));
+    // Every listener the container's config opens, with whether it has a certificate.
+    const listeners = new Map<number, { tls: boolean; certfile?: string; keyfile?: string }>();
+    const cmd: string[] = compose.services.mosquitto.command;
+    const files = [inRepo(cmd[cmd.length - 1]!), join(infra, 'mosquitto/conf.d/outpost.conf')];
+    for (const file of files) {
+      let current: { tls: boolean; certfile?: string; keyfile?: string } | undefined;
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        const [key, value] = line.trim().split(/\s+/);
+        if (key === 'listener') {
+          current = { tls: false };
+          listeners.set(Number(value), current);
+        }
+        if ((key === 'certfile' || key === 'keyfile') && current && value) {
+          current[key] = value;
+          current.tls = Boolean(current.certfile && current.keyfile);
+        }
+      }
+    }
+    expect(published.length).toBeGreaterThan(0);
+    for (const { hostIp, port } of published) {
+      const listener = listeners.get(port);
+      expect(listener, `port ${port}`).toBeDefined();
+      if (!listener!.tls) expect(hostIp, `plain listener ${port}`).toBe('127.0.0.1');
+    }
+    expect(published.filter((p) => p.hostIp === '127.0.0.1').map((p) => p.port)).toEqual([1883, 9001]);
+    const lan = published.filter((p) => p.hostIp !== '127.0.0.1');
+    expect(lan.map((p) => p.port).sort()).toEqual([8883, 8884]);
+    // The certificate is the launcher's, where make-tls.sh puts it inside the mounted folder.
+    const makeTls = readFileSync(join(infra, 'mosquitto/make-tls.sh'), 'utf8');
+    const out = /OUT=\$\{2:-\$\(dirname "\$0"\)\/(\w+)\}/.exec(makeTls)![1]!;
+    for (const { port } of lan) {
+      expect(listeners.get(port)!.certfile).toBe(`${target}/${out}/server.pem`);
+      expect(listeners.get(port)!.keyfile).toBe(`${target}/${out}/server.key`);
+    }
+  });
+
+  it("the LAN listeners serve MQTTS and WSS with the launcher's certificate (real Mosquitto, make-tls.sh)", {
+    timeout: 60_000,
+  }, async (ctx) => {
+    requireTool(ctx, 'mosquitto', 'mosquitto');
+    requireTool(ctx, 'mosquitto_passwd', 'mosquitto');
+    const dir = tempDir('mosquitto-tls');
+    const dataDir = join(dir, 'data');
+    const { secrets } = ensureSecrets(dataDir);
+    // The local CA and server certificate `npm start` makes with TLS on.
+    const tls = await setupTls({ env: {}, host: '0.0.0.0', localHost: '127.0.0.1', dataDir });
+    expect(tls.on).toBe(true);
+    const made = spawnSync('sh', [join(infra, 'mosquitto/make-tls.sh'), dataDir, join(dir, 'tls')], {
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
+    expect(statSync(join(dir, 'tls', 'server.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'tls')).mode & 0o777).toBe(0o700);
+    // docker.conf's TLS listeners on free ports, reading the files make-tls.sh wrote.
+    const [port, wsPort, tlsPort, wssPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const confPath = mosquittoConf(dir, dataDir, { port, wsPort });
+    const dockerConf = readFileSync(join(infra, 'mosquitto/docker.conf'), 'utf8');
+    const tlsListeners = dockerConf
+      .slice(dockerConf.indexOf('listener 8883'))
+      .replaceAll('/etc/mosquitto/outpost/tls', join(dir, 'tls'))
+      .replace(/^listener 8883$/m, `listener ${tlsPort} 127.0.0.1`)
+      .replace(/^listener 8884$/m, `listener ${wssPort} 127.0.0.1`);
+    writeFileSync(confPath, `${readFileSync(confPath, 'utf8')}\n${tlsListeners}`);
+    let out = '';
+    const broker = spawn('mosquitto', ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    broker.stdout?.on('data', (d) => (out += d));
+    broker.stderr?.on('data', (d) => (out += d));
+    try {
+      await until(
+        'mosquitto TLS listeners',
+        async () => {
+          if (broker.exitCode !== null) throw new Error(`mosquitto exited: ${out}`);
+          return (await portOpen(tlsPort)) && (await portOpen(wssPort));
+        },
+        10_000,
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}: ${out}`);
+      });
+      const ca = readFileSync(join(dataDir, 'tls', 'ca.pem'));
+      for (const url of [`mqtts://127.0.0.1:${tlsPort}`, `wss://127.0.0.1:${wssPort}`]) {
+        const client = await new Promise<MqttClient>((res, rej) => {
+          const c = mqtt.connect(url, {
+            ca,
+            username: 'relaynode',
+            password: secrets.mqtt.relaynode,
+            reconnectPeriod: 0,
+            connectTimeout: 5_000,
+          });
+          c.once('connect', () => res(c));
+          c.once('error', (e) => {
+            c.end(true);
+            rej(e);
+          });
+        });
+        expect(client.connected, url).toBe(true);
+        client.end(true);
+      }
+    } finally {
+      broker.kill('SIGTERM');
+    }
   });
 
   it('Prometheus scrapes every service on its port and the broker on its metrics port', () => {
