@@ -241,6 +241,13 @@ say "installed $(node -p "require('./bundle.json').version") in $PREFIX"
 FIRST_INSTALL=0
 [ -e "$DATA_DIR/secrets.json" ] || FIRST_INSTALL=1
 install -d -m 0700 "$DATA_DIR"
+if [ "$SYSTEM" = 1 ]; then
+  # Before root writes anything in DATA_DIR (the join, write-env.mjs): an earlier version left it owned
+  # by a service account, which could plant links there for root to write through. From here on only
+  # root may create entries in it; links already planted are refused by name or, under a temporary
+  # file's name, never used (every secret is written through a random O_EXCL | O_NOFOLLOW file).
+  sh infra/install/data-dir-owners.sh "$DATA_DIR"
+fi
 if [ -n "$JOIN" ]; then
   say "joining the site (relay node)"
   [ -f scripts/dist/join.js ] || die "this bundle cannot join a site (scripts/dist/join.js is missing)"
@@ -276,8 +283,9 @@ if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
 if [ "$SYSTEM" = 1 ]; then
-  # DATA_DIR and root's files in it stay root's; each unit gets its own state folder (the embedded
-  # PostgreSQL its cluster, DATA_DIR/postgres). No link there is ever followed: data-dir-owners.sh.
+  # Again, for what was written since: DATA_DIR and root's files in it stay root's; each unit gets its
+  # own state folder (the embedded PostgreSQL its cluster, DATA_DIR/postgres) and its own key. No link
+  # there is ever followed: data-dir-owners.sh.
   sh infra/install/data-dir-owners.sh "$DATA_DIR"
 fi
 

@@ -9,7 +9,7 @@
 // <service>.env files hold secrets and are rewritten on every run (mode 0600). A DATA_DIR paired by
 // `join.js apply` (a relay node on its own Pi) puts the controller's broker and the site in
 // relay-node.env, so a new join string takes effect on the next run.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,7 +29,7 @@ const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
 const { DATABASE_ROLES, metricsEnv, METRICS_TOKEN_FILE_NAME } = await import(
   join(root, 'scripts', 'dist', 'secrets.js')
 );
-const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
+const { setupTls, writePrivate } = await import(join(root, 'scripts', 'dist', 'tls.js'));
 const { unitTls } = await import(join(root, 'scripts', 'dist', 'unit-tls.js'));
 const { writePostgresSecrets } = await import(join(root, 'scripts', 'dist', 'postgres-secrets.js'));
 const { DEFAULT_PREFIX } = await import(join(root, 'contracts', 'dist', 'prefix.js'));
@@ -47,10 +47,8 @@ function write(name, vars) {
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}=${v}`)
     .join('\n')}\n`;
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  // A random O_EXCL | O_NOFOLLOW temporary file: a link planted in ETC is never written through.
+  writePrivate(path, text, 0o600);
 }
 
 if (!existsSync(join(out, 'outpost.env'))) {
