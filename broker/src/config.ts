@@ -27,6 +27,14 @@ export const BrokerEnv = z.object({
   MQTT_HOST: z.string().min(1).default('0.0.0.0'),
   MQTT_TLS_PORT: port.default(8883),
   MQTT_WSS_PORT: port.default(8884),
+  /**
+   * A Unix socket for the services on this host (systemd: /run/outpost-broker/mqtt.sock), so their
+   * passwords never cross loopback TCP, where a raw socket could read them.
+   */
+  MQTT_SOCKET: z
+    .string()
+    .regex(/^\/[^\0]{1,100}$/, 'expected an absolute path (at most 100 characters)')
+    .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z
     .string()

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     port: env.MQTT_PORT,
     wsPort: env.MQTT_WS_PORT,
     host: env.MQTT_HOST,
+    ...(env.MQTT_SOCKET ? { socketPath: env.MQTT_SOCKET } : {}),
     // With TLS, passwords may cross the network only encrypted: the plain listeners stay on this host.
     ...(tls
       ? {
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
       `MQTT broker listening on mqtt://${host}:${broker.port} and ws://${host}:${broker.wsPort}\n`,
     );
   }
+  if (env.MQTT_SOCKET) process.stdout.write(`MQTT broker also listening on mqtt+unix://${env.MQTT_SOCKET}\n`);
   logger.info(
     { users: users?.users.length ?? 0, redis: Boolean(env.REDIS_URL), metricsPort: metrics?.port },
     'broker ready',

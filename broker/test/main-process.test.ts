@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,36 @@ describe('broker process (main)', () => {
     expect(await scraped.text()).toContain('outpost_broker_clients_connected');
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
     expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('MQTT_SOCKET: the services on this host log in over a Unix socket (0660), off every network interface', {
+    timeout: 60_000,
+  }, async () => {
+    const socket = join(dataDir, 'mqtt.sock');
+    // A stale socket of a crashed run is replaced; a regular file at the path is refused.
+    writeFileSync(join(dataDir, 'not-a-socket'), '');
+    const refused = await runToExit({ DATA_DIR: dataDir, MQTT_SOCKET: join(dataDir, 'not-a-socket') });
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('is not a socket');
+    for (let run = 0; run < 2; run++) {
+      const p = await startBrokerProcess({ DATA_DIR: dataDir, MQTT_SOCKET: socket });
+      await expect.poll(() => p.output()).toContain(`listening on mqtt+unix://${socket}`);
+      expect(statSync(socket).isSocket()).toBe(true);
+      expect(statSync(socket).mode & 0o777).toBe(0o660);
+      await expect(
+        connect(`mqtt+unix://${socket}`, { username: 'controller', password: 'nope' }),
+      ).rejects.toMatchObject({
+        code: 4,
+      });
+      const ctl = await login({ url: `mqtt+unix://${socket}` }, 'controller');
+      const tcp = await login(p, 'grafana');
+      await tcp.subscribeAsync('outpost/controller/main/state');
+      const got = nextMessage(tcp, 'outpost/controller/main/state');
+      await ctl.publishAsync('outpost/controller/main/state', `{"run":${run}}`, { qos: 1 });
+      expect((await got).payload).toBe(`{"run":${run}}`);
+      // SIGKILL leaves the socket file behind, as a crash would.
+      await p.stop('SIGKILL');
+    }
   });
 
   it('with only METRICS_BASIC_AUTH set, /metrics needs that pair, as the services do', async () => {

@@ -190,6 +190,21 @@ if [ "$SYSTEM" = 1 ]; then
   usermod -aG gpio outpost-relay-node
   usermod -aG gpio outpost-controller
   usermod -aG dialout outpost-simulator
+  # The simulator's heartbeat pings SIMULATOR_IP without CAP_NET_RAW (with it, a raw socket reads what
+  # the other units send on loopback): the kernel lets a group in net.ipv4.ping_group_range open an
+  # unprivileged ICMP socket, which iputils ping uses. Widened to take in the group outpost only if it
+  # does not already (systemd's default covers every group).
+  case " $SERVICES " in *" simulator "*)
+    gid=$(getent group outpost | cut -d: -f3)
+    read -r low high < /proc/sys/net/ipv4/ping_group_range
+    if [ "$low" -gt "$gid" ] || [ "$gid" -gt "$high" ]; then
+      if [ "$low" -gt "$high" ]; then low=$gid; high=$gid; fi
+      [ "$gid" -ge "$low" ] || low=$gid
+      [ "$gid" -le "$high" ] || high=$gid
+      echo "net.ipv4.ping_group_range = $low $high" > /etc/sysctl.d/60-outpost-ping.conf
+      sysctl -q -w "net.ipv4.ping_group_range=$low $high" || say "could not set net.ipv4.ping_group_range now; it applies at the next boot"
+    fi ;;
+  esac
 fi
 
 # The new code is unpacked and installed beside the old, then swapped in: a failed download leaves the

@@ -91,9 +91,15 @@ if (metrics.METRICS_TOKEN)
   process.stdout.write(
     `/metrics needs the bearer token in ${join(dataDir, METRICS_TOKEN_FILE_NAME)} (HOST is not loopback)\n`,
   );
+// The embedded broker's Unix socket (its unit's RuntimeDirectory=outpost-broker, group outpost): the
+// units on this host log in there, so no password of theirs crosses loopback TCP, where anything with
+// a raw socket could read it. Only while outpost.env keeps the default local broker.
+const BROKER_SOCKET = '/run/outpost-broker/mqtt.sock';
+const localBroker = !values['mqtt-url'] && !joined && fileEnv.MQTT_URL === 'mqtt://127.0.0.1:1883';
 write('broker.env', {
   MQTT_PORT: '1883',
   MQTT_WS_PORT: '9001',
+  MQTT_SOCKET: BROKER_SOCKET,
   METRICS_PORT: '9883',
   ...metrics,
   ...own.broker,
@@ -114,6 +120,7 @@ for (const svc of SERVICES) {
     MQTT_USERNAME: svc.mqttUser,
     MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
     ...svc.env(ctx),
+    ...(localBroker ? { MQTT_URL: `mqtt+unix://${BROKER_SOCKET}` } : {}),
     ...metrics,
     ...(own[svc.name] ?? {}),
     ...(joined && svc.name === 'relay-node'
