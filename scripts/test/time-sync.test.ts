@@ -76,7 +76,10 @@ function piClockError(): number | null {
 describe('time-sync.sh serve: only networks chrony reads as networks, never every address', () => {
   const scratch = () => mkdtempSync(join(dir, 'cidr-'));
   const serveIn = (etc: string, ...args: string[]) =>
-    spawnSync('sh', [script, 'serve', ...args], { encoding: 'utf8', env: { ...process.env, CHRONY_DIR: etc } });
+    spawnSync('sh', [script, 'serve', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, CHRONY_DIR: etc },
+    });
 
   it.each([
     'a/b',

@@ -8,7 +8,10 @@ export const baseEnvShape = {
   MQTT_URL: z
     .string()
     // mqtt+unix:///path: the broker's Unix socket on this host (MQTT_SOCKET), off every network interface.
-    .regex(/^((mqtts?|wss?|tcp):\/\/.+|mqtt\+unix:\/\/\/.+)$/, 'expected mqtt://host:port (or mqtt+unix:///path)')
+    .regex(
+      /^((mqtts?|wss?|tcp):\/\/.+|mqtt\+unix:\/\/\/.+)$/,
+      'expected mqtt://host:port (or mqtt+unix:///path)',
+    )
     .optional(),
   MQTT_USERNAME: z.string().min(1).optional(),
   MQTT_PASSWORD: z.string().min(1).optional(),

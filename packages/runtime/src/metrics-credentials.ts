@@ -43,7 +43,10 @@ export function metricsAuthFromEnv(e: {
 
 // Digests first, so the comparison takes the same time whatever the lengths.
 const same = (given: string, expected: string) =>
-  timingSafeEqual(createHash('sha256').update(given).digest(), createHash('sha256').update(expected).digest());
+  timingSafeEqual(
+    createHash('sha256').update(given).digest(),
+    createHash('sha256').update(expected).digest(),
+  );
 
 /**
  * Whether an Authorization header satisfies `auth`, for a server without Hono (the broker's METRICS_PORT):
