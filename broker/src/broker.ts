@@ -20,6 +20,7 @@ import {
   type Listener,
   type ListenerTls,
   listenTcp,
+  listenUnix,
   listenTls,
   listenWebSocket,
 } from './listeners.js';
@@ -53,6 +54,8 @@ export interface StartBrokerOptions {
   wssPort?: number | false;
   /** Address of the plain TCP and WebSocket listeners. Default `host`. */
   plainHost?: string;
+  /** Path of a Unix socket listener (MQTT_SOCKET) for the services on this host; unset: none. */
+  socketPath?: string;
   /** Given: every client must log in and the ACL applies. Null/absent: no authentication, no ACL. */
   users?: UsersFile | null;
   /** With `users`: clients without credentials may connect, as read-only viewers. */
@@ -310,6 +313,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     const ws =
       wsPort === false ? null : await listenWebSocket(aedes, wsPort, plainHost, undefined, admit, wsLimits);
     if (ws) listeners.push(ws);
+    if (opts.socketPath) listeners.push(await listenUnix(aedes, opts.socketPath, admit));
     let secure: Listener | null = null;
     let wss: Listener | null = null;
     if (opts.tls) {

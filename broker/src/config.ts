@@ -1,5 +1,6 @@
 import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { envBool, parseConfig } from '@outpost/runtime/config';
+import { metricsEnvShape } from '@outpost/runtime/metrics-credentials';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -26,6 +27,14 @@ export const BrokerEnv = z.object({
   MQTT_HOST: z.string().min(1).default('0.0.0.0'),
   MQTT_TLS_PORT: port.default(8883),
   MQTT_WSS_PORT: port.default(8884),
+  /**
+   * A Unix socket for the services on this host (systemd: /run/outpost-broker/mqtt.sock), so their
+   * passwords never cross loopback TCP, where a raw socket could read them.
+   */
+  MQTT_SOCKET: z
+    .string()
+    .regex(/^\/[^\0]{1,100}$/, 'expected an absolute path (at most 100 characters)')
+    .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z
     .string()
@@ -43,13 +52,11 @@ export const BrokerEnv = z.object({
   METRICS_PORT: port.optional(),
   /** Where METRICS_PORT listens: this host only unless set (it answers with every client count). */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  /** With it, METRICS_PORT's /metrics needs `Authorization: Bearer <METRICS_TOKEN>`, as the services' do. */
-  METRICS_TOKEN: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .max(512)
-    .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'only letters, digits and -._~+/ (then = padding)')
-    .optional(),
+  /**
+   * METRICS_TOKEN (Bearer) and METRICS_BASIC_AUTH (user:password): with either, METRICS_PORT's /metrics
+   * needs it, exactly as the services' do (the same variables and rules, @outpost/runtime).
+   */
+  ...metricsEnvShape,
   /** Home Assistant's discovery prefix, as the controller and the simulators are given it. */
   HA_DISCOVERY_PREFIX: z
     .string()

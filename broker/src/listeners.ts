@@ -4,6 +4,7 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import {
   createServer as createTcpServer,
@@ -83,6 +84,34 @@ export async function listenTcp(
   const sockets = trackSockets(server);
   const bound = await listen(server, port, host);
   return { port: bound, close: () => shutdown(server, sockets) };
+}
+
+/**
+ * MQTT on a Unix socket, for the services on this host: what they send (their passwords in CONNECT)
+ * never crosses a network interface, so a raw socket on loopback sees none of it. The socket is made
+ * 0660, so only the broker's user and group may connect; a stale socket left by a crash is replaced,
+ * anything else at the path is refused.
+ */
+export async function listenUnix(aedes: Aedes, path: string, admit: Admit = admitAll): Promise<Listener> {
+  const existing = lstatSync(path, { throwIfNoEntry: false });
+  if (existing && !existing.isSocket()) throw new Error(`MQTT_SOCKET ${path} exists and is not a socket`);
+  if (existing) unlinkSync(path);
+  const server = createTcpServer((socket) => {
+    // One key for every local client in the per-address limits, as 127.0.0.1 is for loopback TCP.
+    if (!admit(socket, 'unix')) return void socket.destroy();
+    coalesceWrites(socket);
+    aedes.handle(socket);
+  });
+  const sockets = trackSockets(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(path, 0o660);
+  return { port: 0, close: () => shutdown(server, sockets) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopOnSignals } from '@outpost/runtime/lifecycle';
 import { createLogger } from '@outpost/runtime/logger';
+import { metricsAuthFromEnv } from '@outpost/runtime/metrics-credentials';
 import { type ServerTls, serverTlsFromEnv } from '@outpost/runtime/tls';
 import { collectDefaultMetrics } from 'prom-client';
 import { startBroker } from './broker.js';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     port: env.MQTT_PORT,
     wsPort: env.MQTT_WS_PORT,
     host: env.MQTT_HOST,
+    ...(env.MQTT_SOCKET ? { socketPath: env.MQTT_SOCKET } : {}),
     // With TLS, passwords may cross the network only encrypted: the plain listeners stay on this host.
     ...(tls
       ? {
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
   const metrics =
     env.METRICS_PORT === undefined
       ? null
-      : await serveMetrics(broker, env.METRICS_PORT, env.METRICS_HOST, tls, env.METRICS_TOKEN);
+      : await serveMetrics(broker, env.METRICS_PORT, env.METRICS_HOST, tls, metricsAuthFromEnv(env));
 
   const host = env.MQTT_HOST.includes(':') ? `[${env.MQTT_HOST}]` : env.MQTT_HOST;
   if (tls) {
@@ -93,6 +95,7 @@ async function main(): Promise<void> {
       `MQTT broker listening on mqtt://${host}:${broker.port} and ws://${host}:${broker.wsPort}\n`,
     );
   }
+  if (env.MQTT_SOCKET) process.stdout.write(`MQTT broker also listening on mqtt+unix://${env.MQTT_SOCKET}\n`);
   logger.info(
     { users: users?.users.length ?? 0, redis: Boolean(env.REDIS_URL), metricsPort: metrics?.port },
     'broker ready',

@@ -1,30 +1,21 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { type MetricsAuth, metricsAuthorized, metricsChallenge } from '@outpost/runtime/metrics-credentials';
 import type { RunningBroker } from './broker.js';
 import type { ListenerTls } from './listeners.js';
 
-/** The request carries `Authorization: Bearer <token>`; compared in constant time. */
-function bearerMatches(req: IncomingMessage, token: string): boolean {
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  if (!m) return false;
-  const given = createHash('sha256')
-    .update(m[1] as string)
-    .digest();
-  return timingSafeEqual(given, createHash('sha256').update(token).digest());
-}
-
 /**
- * Prometheus scrape endpoint and liveness for the broker process. With `token`, /metrics needs it as a
- * bearer token (METRICS_TOKEN, the services' own); /health stays open and says nothing more than that.
+ * Prometheus scrape endpoint and liveness for the broker process. With `auth`, /metrics needs its bearer
+ * token or its basic-auth pair (METRICS_TOKEN, METRICS_BASIC_AUTH: the services' own); /health stays open
+ * and says nothing more than that.
  */
 export async function serveMetrics(
   broker: RunningBroker,
   port: number,
   host: string,
   tls?: ListenerTls | null,
-  token?: string,
+  auth?: MetricsAuth | null,
 ): Promise<{ port: number; server: Server; close(): Promise<void> }> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -34,13 +25,16 @@ export async function serveMetrics(
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { detail: 'method not allowed' });
     if (path === '/health') {
-      if (token && !bearerMatches(req, token)) return json(200, { status: 'healthy' });
+      if (auth && !metricsAuthorized(auth, req.headers.authorization))
+        return json(200, { status: 'healthy' });
       return json(200, { status: 'healthy', broker: 'running', clients: broker.aedes.connectedClients });
     }
     if (path === '/metrics') {
-      if (token && !bearerMatches(req, token)) {
-        res.setHeader('www-authenticate', 'Bearer realm="metrics"');
-        return json(401, { detail: 'Not authenticated: /metrics needs credentials (METRICS_TOKEN)' });
+      if (auth && !metricsAuthorized(auth, req.headers.authorization)) {
+        res.setHeader('www-authenticate', metricsChallenge(auth));
+        return json(401, {
+          detail: 'Not authenticated: /metrics needs credentials (METRICS_TOKEN or METRICS_BASIC_AUTH)',
+        });
       }
       broker.registry.metrics().then(
         (text) => {

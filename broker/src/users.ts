@@ -1,7 +1,8 @@
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BUS_ROLES } from '@outpost/contracts/topic-routes';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import { z } from 'zod';
 
 /** The file the launcher writes into DATA_DIR and the broker reads. */
@@ -121,13 +122,6 @@ export function readUsersFile(path: string): UsersFile {
 export function writeUsersFile(path: string, users: UsersFile | MqttUser[]): void {
   const file = parseOrThrow(UsersFile, Array.isArray(users) ? { users } : users, path);
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(file, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  // A random O_EXCL | O_NOFOLLOW temporary file: a link planted beside it is never written through.
+  writePrivateFile(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
 }

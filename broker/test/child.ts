@@ -11,7 +11,8 @@ export interface BrokerProcess {
 }
 
 function exited(proc: ChildProcess): Promise<number | null> {
-  if (proc.exitCode !== null) return Promise.resolve(proc.exitCode);
+  // A process ended by a signal keeps exitCode null: signalCode says it is gone.
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
   return new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
 }
 
@@ -36,7 +37,7 @@ export function startBrokerProcess(env: Record<string, string>): Promise<BrokerP
     out += d;
   });
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (proc.exitCode === null) proc.kill(signal);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     return exited(proc);
   };
   onCleanup(() => stop('SIGKILL'));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,5 +123,78 @@ describe('broker process (main)', () => {
     expect(await scraped.text()).toContain('outpost_broker_clients_connected');
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
     expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('MQTT_SOCKET: the services on this host log in over a Unix socket (0660), off every network interface', {
+    timeout: 60_000,
+  }, async () => {
+    const socket = join(dataDir, 'mqtt.sock');
+    // A stale socket of a crashed run is replaced; a regular file at the path is refused.
+    writeFileSync(join(dataDir, 'not-a-socket'), '');
+    const refused = await runToExit({ DATA_DIR: dataDir, MQTT_SOCKET: join(dataDir, 'not-a-socket') });
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('is not a socket');
+    for (let run = 0; run < 2; run++) {
+      const p = await startBrokerProcess({ DATA_DIR: dataDir, MQTT_SOCKET: socket });
+      await expect.poll(() => p.output()).toContain(`listening on mqtt+unix://${socket}`);
+      expect(statSync(socket).isSocket()).toBe(true);
+      expect(statSync(socket).mode & 0o777).toBe(0o660);
+      await expect(
+        connect(`mqtt+unix://${socket}`, { username: 'controller', password: 'nope' }),
+      ).rejects.toMatchObject({
+        code: 4,
+      });
+      const ctl = await login({ url: `mqtt+unix://${socket}` }, 'controller');
+      const tcp = await login(p, 'grafana');
+      await tcp.subscribeAsync('outpost/controller/main/state');
+      const got = nextMessage(tcp, 'outpost/controller/main/state');
+      await ctl.publishAsync('outpost/controller/main/state', `{"run":${run}}`, { qos: 1 });
+      expect((await got).payload).toBe(`{"run":${run}}`);
+      // SIGKILL leaves the socket file behind, as a crash would.
+      await p.stop('SIGKILL');
+    }
+  });
+
+  it('with only METRICS_BASIC_AUTH set, /metrics needs that pair, as the services do', async () => {
+    const pair = 'prometheus:scrape-password-0123';
+    const basic = (userPass: string) => ({
+      authorization: `Basic ${Buffer.from(userPass).toString('base64')}`,
+    });
+    const p = await startBrokerProcess({
+      DATA_DIR: dataDir,
+      METRICS_PORT: '0',
+      METRICS_BASIC_AUTH: pair,
+      LOG_LEVEL: 'info',
+    });
+    await expect.poll(() => /"metricsPort":\d+/.test(p.output())).toBe(true);
+    const url = `http://127.0.0.1:${Number(/"metricsPort":(\d+)/.exec(p.output())?.[1])}`;
+    const open = await fetch(`${url}/metrics`);
+    expect(open.status).toBe(401);
+    expect(open.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect(await open.text()).not.toContain('outpost_broker');
+    for (const wrong of ['prometheus:wrong-password-0123', 'someone:scrape-password-0123', 'prometheus']) {
+      const r = await fetch(`${url}/metrics`, { headers: basic(wrong) });
+      expect(r.status, wrong).toBe(401);
+      expect(await r.text()).not.toContain('outpost_broker');
+    }
+    expect(
+      (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer scrape-password-0123' } })).status,
+    ).toBe(401);
+    const scraped = await fetch(`${url}/metrics`, { headers: basic(pair) });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('outpost_broker_clients_connected');
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'healthy' });
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it("refuses a METRICS_BASIC_AUTH that breaks the services' rule, naming it", async () => {
+    const { code, output } = await runToExit({
+      DATA_DIR: dataDir,
+      METRICS_PORT: '0',
+      METRICS_BASIC_AUTH: 'short:pw',
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain('METRICS_BASIC_AUTH');
+    expect(output).not.toContain('short:pw');
   });
 });

@@ -20,7 +20,7 @@
 #   --time-from-controller   with --join: the Pi takes its time from the controller host (chrony), so
 #                      the two agree after a power cut with no internet (time-sync.sh follow)
 #   --serve-time CIDR  on the controller host: serve NTP to this network, e.g. 192.168.1.0/24, also
-#                      with no internet (chrony; time-sync.sh serve)
+#                      with no internet (chrony; time-sync.sh serve, which refuses a /0)
 #   --mqtt-url URL     use this broker instead of the embedded one (leave broker out of --services)
 #   --database-url URL your PostgreSQL instead of the embedded one (outpost-postgres.service)
 #   --gpio             build raspi-io (optional dependency) and install the pigpio library for real
@@ -190,6 +190,21 @@ if [ "$SYSTEM" = 1 ]; then
   usermod -aG gpio outpost-relay-node
   usermod -aG gpio outpost-controller
   usermod -aG dialout outpost-simulator
+  # The simulator's heartbeat pings SIMULATOR_IP without CAP_NET_RAW (with it, a raw socket reads what
+  # the other units send on loopback): the kernel lets a group in net.ipv4.ping_group_range open an
+  # unprivileged ICMP socket, which iputils ping uses. Widened to take in the group outpost only if it
+  # does not already (systemd's default covers every group).
+  case " $SERVICES " in *" simulator "*)
+    gid=$(getent group outpost | cut -d: -f3)
+    read -r low high < /proc/sys/net/ipv4/ping_group_range
+    if [ "$low" -gt "$gid" ] || [ "$gid" -gt "$high" ]; then
+      if [ "$low" -gt "$high" ]; then low=$gid; high=$gid; fi
+      [ "$gid" -ge "$low" ] || low=$gid
+      [ "$gid" -le "$high" ] || high=$gid
+      echo "net.ipv4.ping_group_range = $low $high" > /etc/sysctl.d/60-outpost-ping.conf
+      sysctl -q -w "net.ipv4.ping_group_range=$low $high" || say "could not set net.ipv4.ping_group_range now; it applies at the next boot"
+    fi ;;
+  esac
 fi
 
 # The new code is unpacked and installed beside the old, then swapped in: a failed download leaves the
@@ -241,6 +256,13 @@ say "installed $(node -p "require('./bundle.json').version") in $PREFIX"
 FIRST_INSTALL=0
 [ -e "$DATA_DIR/secrets.json" ] || FIRST_INSTALL=1
 install -d -m 0700 "$DATA_DIR"
+if [ "$SYSTEM" = 1 ]; then
+  # Before root writes anything in DATA_DIR (the join, write-env.mjs): an earlier version left it owned
+  # by a service account, which could plant links there for root to write through. From here on only
+  # root may create entries in it; links already planted are refused by name or, under a temporary
+  # file's name, never used (every secret is written through a random O_EXCL | O_NOFOLLOW file).
+  sh infra/install/data-dir-owners.sh "$DATA_DIR"
+fi
 if [ -n "$JOIN" ]; then
   say "joining the site (relay node)"
   [ -f scripts/dist/join.js ] || die "this bundle cannot join a site (scripts/dist/join.js is missing)"
@@ -276,8 +298,9 @@ if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
 fi
 if [ "$SYSTEM" = 1 ]; then
-  # DATA_DIR and root's files in it stay root's; each unit gets its own state folder (the embedded
-  # PostgreSQL its cluster, DATA_DIR/postgres). No link there is ever followed: data-dir-owners.sh.
+  # Again, for what was written since: DATA_DIR and root's files in it stay root's; each unit gets its
+  # own state folder (the embedded PostgreSQL its cluster, DATA_DIR/postgres) and its own key. No link
+  # there is ever followed: data-dir-owners.sh.
   sh infra/install/data-dir-owners.sh "$DATA_DIR"
 fi
 

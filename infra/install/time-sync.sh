@@ -3,8 +3,10 @@
 # real-time clock and a generator shed often has no internet: the relay node's host takes its time
 # from the controller host over the LAN with chrony, so the two agree after a power cut.
 #
-#   infra/install/time-sync.sh serve CIDR...   on the controller host: answer NTP from these networks,
-#                                              also with no upstream source (local stratum 10)
+#   infra/install/time-sync.sh serve [--force] CIDR...
+#                                              on the controller host: answer NTP from these networks,
+#                                              also with no upstream source (local stratum 10). A /0
+#                                              (every address) is refused unless --force.
 #   infra/install/time-sync.sh follow HOST     on the relay node host: take the time from HOST first
 #
 # Both write one file of chrony's include folders and leave chrony.conf alone, so a re-run replaces
@@ -15,20 +17,58 @@ set -eu
 CHRONY_DIR=${CHRONY_DIR:-/etc/chrony}
 
 die() { echo "time-sync: $*" >&2; exit 1; }
-usage() { echo "usage: $0 serve CIDR... | follow HOST" >&2; exit 2; }
+usage() { echo "usage: $0 serve [--force] CIDR... | follow HOST" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 
 # What goes into chrony's files is checked first: a stray word there stops chronyd from starting.
 # Whole-word checks (a case pattern, not grep, which would pass one good line of several).
-valid_cidr() { case "$1" in ''|-*|*[!0-9A-Fa-f.:/]*) return 1 ;; esac; }
+# A network is an address with an optional prefix length, each part checked strictly (chrony reads
+# `a/b` as a name to resolve and stops at start if it does not).
+# 0 to 999 without a leading zero (no octal look-alikes).
+is_decimal() { case "$1" in ''|*[!0-9]*|0?*) return 1 ;; esac; [ ${#1} -le 3 ]; }
+valid_ipv4() {
+  case "$1" in *.*.*.*.*|'') return 1 ;; *.*.*.*) ;; *) return 1 ;; esac
+  rest=$1
+  for _ in 1 2 3 4; do
+    octet=${rest%%.*}
+    rest=${rest#*.}
+    is_decimal "$octet" && [ "$octet" -le 255 ] || return 1
+  done
+}
+valid_ipv6() {
+  case "$1" in ''|*[!0-9A-Fa-f:]*|*:::*|*::*::*) return 1 ;; esac
+  case "$1" in ::*|*::) ;; :*|*:) return 1 ;; esac
+  groups=0
+  rest=$1:
+  while [ -n "$rest" ]; do
+    group=${rest%%:*}
+    rest=${rest#*:}
+    [ ${#group} -le 4 ] || return 1
+    [ -z "$group" ] || groups=$((groups + 1))
+  done
+  case "$1" in *::*) [ "$groups" -le 7 ] ;; *) [ "$groups" -eq 8 ] ;; esac
+}
+# valid_cidr NET: 0 when NET is a network chrony reads as one; `prefix` is left holding its length.
+valid_cidr() {
+  case "$1" in */*/*) return 1 ;; */*) addr=${1%/*}; prefix=${1#*/} ;; *) addr=$1; prefix=none ;; esac
+  if valid_ipv4 "$addr"; then max=32; elif valid_ipv6 "$addr"; then max=128; else return 1; fi
+  [ "$prefix" = none ] && return 0
+  is_decimal "$prefix" && [ "$prefix" -le "$max" ]
+}
 valid_host() { case "$1" in ''|-*|*[!A-Za-z0-9.:-]*) return 1 ;; esac; }
 
 case "$1" in
   serve)
     shift
+    force=0
+    if [ "${1:-}" = --force ]; then force=1; shift; fi
+    [ $# -ge 1 ] || usage
     lines=
     for net in "$@"; do
       valid_cidr "$net" || die "not a network: $net (e.g. 192.168.1.0/24)"
+      # Every address: NTP answered to the internet (an amplifier and a clock for anyone).
+      [ "$prefix" != 0 ] || [ "$force" = 1 ] ||
+        die "refusing $net: it is every address; name your LAN (e.g. 192.168.1.0/24), or pass --force"
       lines="${lines}allow $net
 "
     done

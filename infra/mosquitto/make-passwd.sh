@@ -9,10 +9,12 @@ DATA_DIR=${1:-./data}
 OUT=${2:-$(dirname "$0")/passwd}
 SECRETS="$DATA_DIR/secrets.json"
 [ -f "$SECRETS" ] || { echo "no $SECRETS: run npm start once (or infra/systemd/write-env.mjs) first" >&2; exit 1; }
-TMP="$OUT.tmp.$$"
-trap 'rm -f "$TMP"' EXIT
 umask 027
-: > "$TMP"
+# A new file under a random name (mktemp: O_EXCL), so a link planted at a guessable name is never written
+# through; the mv replaces OUT itself.
+TMP=$(mktemp "$OUT.tmp.XXXXXX")
+trap 'rm -f "$TMP"' EXIT
+chmod 0640 "$TMP"
 node -e '
   const s = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
   for (const [user, password] of Object.entries(s.mqtt)) console.log(`${user}\t${password}`);

@@ -9,7 +9,7 @@
 // <service>.env files hold secrets and are rewritten on every run (mode 0600). A DATA_DIR paired by
 // `join.js apply` (a relay node on its own Pi) puts the controller's broker and the site in
 // relay-node.env, so a new join string takes effect on the next run.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,7 +29,7 @@ const { SERVICES } = await import(join(root, 'scripts', 'dist', 'services.js'));
 const { DATABASE_ROLES, metricsEnv, METRICS_TOKEN_FILE_NAME } = await import(
   join(root, 'scripts', 'dist', 'secrets.js')
 );
-const { setupTls } = await import(join(root, 'scripts', 'dist', 'tls.js'));
+const { setupTls, writePrivate } = await import(join(root, 'scripts', 'dist', 'tls.js'));
 const { unitTls } = await import(join(root, 'scripts', 'dist', 'unit-tls.js'));
 const { writePostgresSecrets } = await import(join(root, 'scripts', 'dist', 'postgres-secrets.js'));
 const { DEFAULT_PREFIX } = await import(join(root, 'contracts', 'dist', 'prefix.js'));
@@ -47,10 +47,8 @@ function write(name, vars) {
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}=${v}`)
     .join('\n')}\n`;
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  // A random O_EXCL | O_NOFOLLOW temporary file: a link planted in ETC is never written through.
+  writePrivate(path, text, 0o600);
 }
 
 if (!existsSync(join(out, 'outpost.env'))) {
@@ -93,9 +91,15 @@ if (metrics.METRICS_TOKEN)
   process.stdout.write(
     `/metrics needs the bearer token in ${join(dataDir, METRICS_TOKEN_FILE_NAME)} (HOST is not loopback)\n`,
   );
+// The embedded broker's Unix socket (its unit's RuntimeDirectory=outpost-broker, group outpost): the
+// units on this host log in there, so no password of theirs crosses loopback TCP, where anything with
+// a raw socket could read it. Only while outpost.env keeps the default local broker.
+const BROKER_SOCKET = '/run/outpost-broker/mqtt.sock';
+const localBroker = !values['mqtt-url'] && !joined && fileEnv.MQTT_URL === 'mqtt://127.0.0.1:1883';
 write('broker.env', {
   MQTT_PORT: '1883',
   MQTT_WS_PORT: '9001',
+  MQTT_SOCKET: BROKER_SOCKET,
   METRICS_PORT: '9883',
   ...metrics,
   ...own.broker,
@@ -116,6 +120,7 @@ for (const svc of SERVICES) {
     MQTT_USERNAME: svc.mqttUser,
     MQTT_PASSWORD: secrets.mqtt[svc.mqttUser],
     ...svc.env(ctx),
+    ...(localBroker ? { MQTT_URL: `mqtt+unix://${BROKER_SOCKET}` } : {}),
     ...metrics,
     ...(own[svc.name] ?? {}),
     ...(joined && svc.name === 'relay-node'

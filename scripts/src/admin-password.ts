@@ -3,8 +3,9 @@
  * (it keeps a scrypt hash); then the launcher removes it and says so. Plain JSON, no zod: the resident
  * launcher calls it and stays small (launcher-imports.test.ts).
  */
-import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import { SECRETS_FILE_NAME } from './secrets-file.js';
 
 /** Removes ADMIN_PASSWORD from DATA_DIR/secrets.json; true when there was one to remove. */
@@ -14,9 +15,6 @@ export function forgetAdminPassword(dataDir: string, now: Date = new Date()): bo
   if (secrets.ADMIN_PASSWORD === undefined) return false;
   delete secrets.ADMIN_PASSWORD;
   secrets.ADMIN_PASSWORD_REMOVED = now.toISOString();
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return true;
 }

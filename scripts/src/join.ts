@@ -8,11 +8,12 @@
  * `npm start -- relay-node --join <string>` and `install-pi.sh --join <string>` apply it themselves.
  */
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join as joinPath, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PREFIX } from '@outpost/contracts/prefix';
 import { ConfigError } from '@outpost/runtime/config';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import {
   decodeJoin,
   encodeJoin,
@@ -86,7 +87,7 @@ export function applyJoin(dataDir: string, text: string): JoinPayload {
     }
     const dir = joinPath(dataDir, TLS_DIR_NAME);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(joinPath(dir, SITE_CA_FILE_NAME), join.ca, { mode: 0o644 });
+    writePrivateFile(joinPath(dir, SITE_CA_FILE_NAME), join.ca, 0o644);
   }
   resolveSecrets(
     dataDir,

@@ -32,8 +32,8 @@ import { type Lockfile, productionRoot, productionWorkspace, pruneLockfile } fro
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Files a site may generate inside infra/ (broker password files): never shipped. */
-const INFRA_SKIP = /(^|\/)passwd(\.tmp\..*)?$/;
+/** Files a site may generate inside infra/ (broker password files, make-tls.sh's copies): never shipped. */
+const INFRA_SKIP = /(^|\/)passwd(\.tmp\..*)?$|(^|\/)mosquitto\/tls\//;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 // The users module alone: the launcher stays small next to the services it runs.
 import { makeUser, type Role, USERS_FILE_NAME, writeUsersFile } from '@outpost/broker/users';
 import {
@@ -120,12 +121,8 @@ export class SecretError extends Error {
 
 const token = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
-function writePrivate(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
-}
+// A random O_EXCL | O_NOFOLLOW temporary file, renamed: a link planted in DATA_DIR is never followed.
+const writePrivate = (path: string, text: string): void => writePrivateFile(path, text, 0o600);
 
 /** The environment variable that sets one broker account's password, e.g. MQTT_PASSWORD_AUTOMATION. */
 export const mqttPasswordVariable = (username: string) => `MQTT_PASSWORD_${username.toUpperCase()}`;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm start [-- names…] [--join <string>]`: the whole stack on one machine, or a relay node paired
- * with a controller on another host. Resolves the secrets (environment, then DATA_DIR/secrets.json,
+ * `npm start [-- names…] [--join-file <path>|- | --join <string>]`: the whole stack on one machine, or a
+ * relay node paired with a controller on another host (--join-file keeps the string out of `ps`). Resolves the secrets (environment, then DATA_DIR/secrets.json,
  * then generated), starts the embedded broker unless a broker is set, then each service as its own
  * process, waits for every /health and prints where everything is. Ctrl-C or SIGTERM stops the services
  * one by one in reverse order, the broker last.
@@ -19,6 +19,7 @@ import { type Child, startChild, stopChild } from './children.js';
 import { pgliteFolders } from './database-roles.js';
 import { DatabaseError, type EmbeddedDatabase, startEmbeddedDatabase } from './embedded-db.js';
 import { waitForHealth, waitForPort } from './health.js';
+import { resolveJoinFile } from './join-file.js';
 import type { LaunchPlan } from './launch-plan.js';
 import { runOneShot } from './one-shot.js';
 import { choosePort } from './ports.js';
@@ -64,7 +65,9 @@ function fail(message: string): never {
 async function main(): Promise<void> {
   let plan: LaunchPlan;
   try {
-    plan = await runOneShot(here('./launch-plan-main.js'), { argv: process.argv.slice(2) });
+    // A join string read from --join-file reaches the plan over IPC, never the command line.
+    const argv = await resolveJoinFile(process.argv.slice(2));
+    plan = await runOneShot(here('./launch-plan-main.js'), { argv });
   } catch (err) {
     fail((err as Error).message);
   }

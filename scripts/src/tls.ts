@@ -1,8 +1,9 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@outpost/runtime/config';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import { serverTlsFromEnv } from '@outpost/runtime/tls';
 import { isLoopbackHost } from './join-string.js';
 
@@ -72,11 +73,9 @@ const covers = (cert: X509Certificate, name: string) =>
     ? cert.checkIP(name) !== undefined
     : cert.checkHost(name) !== undefined;
 
+/** Atomically, through a random O_EXCL | O_NOFOLLOW temporary file: a planted link is never followed. */
 export function writePrivate(path: string, text: string, mode: number): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, text, { mode });
-  chmodSync(tmp, mode);
-  renameSync(tmp, path);
+  writePrivateFile(path, text, mode);
 }
 
 const DAY_MS = 86_400_000;

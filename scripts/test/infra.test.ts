@@ -1,4 +1,4 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -21,7 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ensureSecrets, MQTT_ACCOUNTS } from '../src/secrets.js';
 import { SERVICES } from '../src/services.js';
-import { startMosquitto } from './helpers/mosquitto.js';
+import { mosquittoConf, startMosquitto } from './helpers/mosquitto.js';
+import { freePort, portOpen, until } from './helpers/processes.js';
+import { setupTls } from '../src/tls.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const infra = join(root, 'infra');
@@ -157,14 +159,16 @@ describe('systemd units', () => {
     expect(one('outpost-controller.service', 'SupplementaryGroups')).toContain('gpio');
   });
 
-  it('gives only the simulator CAP_NET_RAW (ping) and the serial ports', () => {
+  it('gives the simulator the serial ports and no capability; no unit is granted one', () => {
     const u = 'outpost-simulator.service';
-    expect(one(u, 'AmbientCapabilities')).toBe('CAP_NET_RAW');
-    expect(one(u, 'CapabilityBoundingSet')).toBe('CAP_NET_RAW');
     expect(one(u, 'SupplementaryGroups')).toContain('dialout');
-    for (const f of unitFiles.filter((x) => x.endsWith('.service') && x !== u)) {
-      expect(one(f, 'CapabilityBoundingSet'), f).toBe('');
+    for (const f of unitFiles.filter((x) => x.endsWith('.service'))) {
+      // Granted (ambient) capabilities: none, CAP_NET_RAW least of all (a raw socket reads loopback).
       expect(one(f, 'AmbientCapabilities'), f).toBe('');
+      expect(one(f, 'NoNewPrivileges'), f).toBe('yes');
+      // The simulator's bounding set may name CAP_NET_RAW so Debian's ping (cap_net_raw=ep) can be run
+      // at all; NoNewPrivileges= keeps that file capability from granting anything.
+      expect(one(f, 'CapabilityBoundingSet'), f).toBe(f === u ? 'CAP_NET_RAW' : '');
     }
   });
 
@@ -322,6 +326,15 @@ describe('systemd units', () => {
     else expect(r.stdout.trim().split('\n').at(-1)).toBe('ok');
   });
 
+  it("an upgrade writes no secret through a link planted in DATA_DIR, and none before DATA_DIR is root's (shell test, as root)", {
+    timeout: 60_000,
+  }, () => {
+    const r = spawnSync('sh', [join(infra, 'install', 'upgrade-links.test.sh')], { encoding: 'utf8' });
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    if (r.stdout.startsWith('skip:')) console.log(`upgrade-links.test.sh ${r.stdout.trim()}`);
+    else expect(r.stdout.trim().split('\n').at(-1)).toBe('ok');
+  });
+
   it('install-pi.sh takes the join string from a file or standard input, never passing it on as an argument', () => {
     const install = readFileSync(join(infra, 'install', 'install-pi.sh'), 'utf8');
     expect(install).toContain('--join-file) need_arg "$@"; JOIN_FILE=$2');
@@ -347,7 +360,9 @@ describe('systemd units', () => {
       'install/data-dir-owners.test.sh',
       'install/time-sync.sh',
       'install/unit-keys.test.sh',
+      'install/upgrade-links.test.sh',
       'mosquitto/make-passwd.sh',
+      'mosquitto/make-tls.sh',
       'emqx/add-users.sh',
     ]) {
       const r = spawnSync('sh', ['-n', join(infra, f)], { encoding: 'utf8' });
@@ -356,6 +371,95 @@ describe('systemd units', () => {
       expect(statSync(join(infra, f)).mode & 0o111, f).not.toBe(0);
     }
   });
+
+  it("install-pi.sh lets the units' group ping without a capability (net.ipv4.ping_group_range)", () => {
+    const install = readFileSync(join(infra, 'install', 'install-pi.sh'), 'utf8');
+    expect(install).toContain('/etc/sysctl.d/60-outpost-ping.conf');
+    expect(install).toMatch(/getent group outpost/);
+    expect(install).toContain('sysctl -q -w "net.ipv4.ping_group_range=$low $high"');
+    expect(one('outpost-simulator.service', 'Group')).toBe('outpost');
+  });
+
+  it('the heartbeat ping needs no capability once the group is in ping_group_range (real ping, own netns, as root)', (ctx) => {
+    if (process.getuid?.() !== 0 || !found('ip') || !found('ping') || !found('setpriv')) {
+      if (CI) throw new Error('this test needs root, iproute2, iputils-ping and setpriv under CI=true');
+      return ctx.skip('needs root, ip, ping and setpriv');
+    }
+    const ns = `outpost-ping${process.pid}`;
+    try {
+      expect(spawnSync('ip', ['netns', 'add', ns]).status).toBe(0);
+      expect(spawnSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']).status).toBe(0);
+      // As the unit runs it: its own user and group, nothing permitted or ambient, NoNewPrivileges, the
+      // bounding set of outpost-simulator.service; node (here sh) runs the pinger's very command.
+      const ping = () =>
+        spawnSync(
+          'ip',
+          [
+            ...['netns', 'exec', ns, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+            ...['--no-new-privs', '--inh-caps=-all', '--bounding-set=-all,+net_raw'],
+            ...['sh', '-c', 'exec ping -n -c 1 -W 1 127.0.0.1'],
+          ],
+          { encoding: 'utf8', timeout: 10_000 },
+        );
+      const range = (v: string) =>
+        spawnSync('ip', ['netns', 'exec', ns, 'sysctl', '-q', '-w', `net.ipv4.ping_group_range=${v}`]);
+      expect(range('1 0').status).toBe(0);
+      expect(ping().status).not.toBe(0);
+      expect(range('65534 65534').status).toBe(0);
+      const ok = ping();
+      expect(ok.status, ok.stderr).toBe(0);
+    } finally {
+      spawnSync('ip', ['netns', 'del', ns]);
+    }
+  });
+
+  it('the units on this host reach the embedded broker over its Unix socket, never loopback TCP', () => {
+    const dir = tempDir('socket');
+    const res = spawnSync(
+      process.execPath,
+      [join(unitDir, 'write-env.mjs'), '--data-dir', join(dir, 'data'), '--out', join(dir, 'etc')],
+      { encoding: 'utf8' },
+    );
+    expect(res.status, res.stderr).toBe(0);
+    const read = (name: string) =>
+      Object.fromEntries(
+        readFileSync(join(dir, 'etc', name), 'utf8')
+          .split('\n')
+          .filter((l) => /^[A-Z_]+=/.test(l))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+    const socket = read('broker.env').MQTT_SOCKET;
+    expect(socket).toBe('/run/outpost-broker/mqtt.sock');
+    // The socket's folder is the broker unit's RuntimeDirectory, its group the units' group.
+    expect(one('outpost-broker.service', 'RuntimeDirectory')).toBe('outpost-broker');
+    expect(one('outpost-broker.service', 'RuntimeDirectoryMode')).toBe('0750');
+    for (const s of SERVICES) {
+      // What a unit ends up with: outpost.env, then its own file, as its EnvironmentFile= lines load them.
+      const unit = `outpost-${s.name}.service`;
+      const env: Record<string, string> = {};
+      for (const ref of units.get(unit)?.get('EnvironmentFile') ?? [])
+        if (existsSync(join(dir, 'etc', basename(ref.replace(/^-/, '')))))
+          Object.assign(env, read(basename(ref.replace(/^-/, ''))));
+      expect(env.MQTT_URL, unit).toBe(`mqtt+unix://${socket}`);
+      expect(env.MQTT_PASSWORD, unit).toBeTruthy();
+    }
+    // A broker of your own (--mqtt-url) is left to outpost.env.
+    const own = tempDir('socket-own');
+    spawnSync(
+      process.execPath,
+      [
+        join(unitDir, 'write-env.mjs'),
+        '--data-dir',
+        join(own, 'data'),
+        '--out',
+        join(own, 'etc'),
+        '--mqtt-url',
+        'mqtts://broker.lan:8883',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(readFileSync(join(own, 'etc', 'controller.env'), 'utf8')).not.toContain('MQTT_URL=');
+  }, 30_000);
 
   it('write-env.mjs writes every EnvironmentFile the units read, 0600, with the launcher secrets', () => {
     const dir = tempDir('env');
@@ -610,6 +714,122 @@ describe('docker-compose.yml and prometheus.yml', () => {
     const outpostConf = readFileSync(join(inContainer(includeDir), 'outpost.conf'), 'utf8');
     expect(existsSync(inContainer(/^acl_file (.+)$/m.exec(outpostConf)![1]!))).toBe(true);
     expect(/^password_file (.+)$/m.exec(outpostConf)![1]!.startsWith(`${target}/`)).toBe(true);
+  });
+
+  it('Mosquitto publishes plain MQTT and WebSocket on loopback only, and TLS listeners to the LAN', () => {
+    // Compose's short syntax: [host_ip:]host_port:container_port; no host_ip is every address.
+    const published = (compose.services.mosquitto.ports as string[]).map((p) => {
+      const parts = p.split(':');
+      return { hostIp: parts.length === 3 ? parts[0] : '0.0.0.0', port: Number(parts[parts.length - 1]) };
+    });
+    const mount = compose.services.mosquitto.volumes.find((v: string) => v.startsWith('./mosquitto:'));
+    const target = mount.split(':')[1] as string;
+    const inRepo = (p: string) => join(infra, 'mosquitto', p.slice(target.length + 1));
+    // Every listener the container's config opens, with whether it has a certificate.
+    const listeners = new Map<number, { tls: boolean; certfile?: string; keyfile?: string }>();
+    const cmd: string[] = compose.services.mosquitto.command;
+    const files = [inRepo(cmd[cmd.length - 1]!), join(infra, 'mosquitto/conf.d/outpost.conf')];
+    for (const file of files) {
+      let current: { tls: boolean; certfile?: string; keyfile?: string } | undefined;
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        const [key, value] = line.trim().split(/\s+/);
+        if (key === 'listener') {
+          current = { tls: false };
+          listeners.set(Number(value), current);
+        }
+        if ((key === 'certfile' || key === 'keyfile') && current && value) {
+          current[key] = value;
+          current.tls = Boolean(current.certfile && current.keyfile);
+        }
+      }
+    }
+    expect(published.length).toBeGreaterThan(0);
+    for (const { hostIp, port } of published) {
+      const listener = listeners.get(port);
+      expect(listener, `port ${port}`).toBeDefined();
+      if (!listener!.tls) expect(hostIp, `plain listener ${port}`).toBe('127.0.0.1');
+    }
+    expect(published.filter((p) => p.hostIp === '127.0.0.1').map((p) => p.port)).toEqual([1883, 9001]);
+    const lan = published.filter((p) => p.hostIp !== '127.0.0.1');
+    expect(lan.map((p) => p.port).sort()).toEqual([8883, 8884]);
+    // The certificate is the launcher's, where make-tls.sh puts it inside the mounted folder.
+    const makeTls = readFileSync(join(infra, 'mosquitto/make-tls.sh'), 'utf8');
+    const out = /OUT=\$\{2:-\$\(dirname "\$0"\)\/(\w+)\}/.exec(makeTls)![1]!;
+    for (const { port } of lan) {
+      expect(listeners.get(port)!.certfile).toBe(`${target}/${out}/server.pem`);
+      expect(listeners.get(port)!.keyfile).toBe(`${target}/${out}/server.key`);
+    }
+  });
+
+  it("the LAN listeners serve MQTTS and WSS with the launcher's certificate (real Mosquitto, make-tls.sh)", {
+    timeout: 60_000,
+  }, async (ctx) => {
+    requireTool(ctx, 'mosquitto', 'mosquitto');
+    requireTool(ctx, 'mosquitto_passwd', 'mosquitto');
+    const dir = tempDir('mosquitto-tls');
+    const dataDir = join(dir, 'data');
+    const { secrets } = ensureSecrets(dataDir);
+    // The local CA and server certificate `npm start` makes with TLS on.
+    const tls = await setupTls({ env: {}, host: '0.0.0.0', localHost: '127.0.0.1', dataDir });
+    expect(tls.on).toBe(true);
+    const made = spawnSync('sh', [join(infra, 'mosquitto/make-tls.sh'), dataDir, join(dir, 'tls')], {
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
+    expect(statSync(join(dir, 'tls', 'server.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'tls')).mode & 0o777).toBe(0o700);
+    // docker.conf's TLS listeners on free ports, reading the files make-tls.sh wrote.
+    const [port, wsPort, tlsPort, wssPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const confPath = mosquittoConf(dir, dataDir, { port, wsPort });
+    const dockerConf = readFileSync(join(infra, 'mosquitto/docker.conf'), 'utf8');
+    const tlsListeners = dockerConf
+      .slice(dockerConf.indexOf('listener 8883'))
+      .replaceAll('/etc/mosquitto/outpost/tls', join(dir, 'tls'))
+      .replace(/^listener 8883$/m, `listener ${tlsPort} 127.0.0.1`)
+      .replace(/^listener 8884$/m, `listener ${wssPort} 127.0.0.1`);
+    writeFileSync(confPath, `${readFileSync(confPath, 'utf8')}\n${tlsListeners}`);
+    let out = '';
+    const broker = spawn('mosquitto', ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    broker.stdout?.on('data', (d) => (out += d));
+    broker.stderr?.on('data', (d) => (out += d));
+    try {
+      await until(
+        'mosquitto TLS listeners',
+        async () => {
+          if (broker.exitCode !== null) throw new Error(`mosquitto exited: ${out}`);
+          return (await portOpen(tlsPort)) && (await portOpen(wssPort));
+        },
+        10_000,
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}: ${out}`);
+      });
+      const ca = readFileSync(join(dataDir, 'tls', 'ca.pem'));
+      for (const url of [`mqtts://127.0.0.1:${tlsPort}`, `wss://127.0.0.1:${wssPort}`]) {
+        const client = await new Promise<MqttClient>((res, rej) => {
+          const c = mqtt.connect(url, {
+            ca,
+            username: 'relaynode',
+            password: secrets.mqtt.relaynode,
+            reconnectPeriod: 0,
+            connectTimeout: 5_000,
+          });
+          c.once('connect', () => res(c));
+          c.once('error', (e) => {
+            c.end(true);
+            rej(e);
+          });
+        });
+        expect(client.connected, url).toBe(true);
+        client.end(true);
+      }
+    } finally {
+      broker.kill('SIGTERM');
+    }
   });
 
   it('Prometheus scrapes every service on its port and the broker on its metrics port', () => {

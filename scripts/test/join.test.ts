@@ -1,14 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { generateLeaseKeys } from '@outpost/runtime/lease-keys';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyJoin, makeJoinString } from '../src/join.js';
 import { decodeJoin, encodeJoin, JoinError } from '../src/join-string.js';
 import { controllerPublicKey, resolveSecrets } from '../src/secrets.js';
-import { joinScript, launcherScript, root } from './helpers/processes.js';
+import { freePort, joinScript, launcherScript, root, until } from './helpers/processes.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -156,5 +156,79 @@ describe('join string', () => {
     expect(env).toContain(`RELAYNODE_API_SECRET=${sample.key}\n`);
     expect(env).toContain(`MQTT_PASSWORD=${sample.password}\n`);
     expect(env).toContain(`CONTROLLER_PUBLIC_KEY=${sample.controller_key}\n`);
+  });
+
+  describe('the launcher reads the join string from --join-file, so it is never in its command line', () => {
+    // A broker on this host that is not there: the relay node retries, the launcher stays up.
+    const local = { ...sample, mqtt_url: 'mqtt://127.0.0.1:9' };
+    const text = encodeJoin(local);
+
+    async function launchJoined(args: string[], stdin?: string) {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [launcherScript, 'relay-node', ...args], {
+        env: {
+          PATH: process.env.PATH,
+          DATA_DIR: dir,
+          HOST: '127.0.0.1',
+          GPIO_MODE: 'mock',
+          RELAYNODE_PORT: String(await freePort()),
+        },
+        stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout?.on('data', (d) => {
+        out += d;
+      });
+      child.stderr?.on('data', (d) => {
+        out += d;
+      });
+      if (stdin !== undefined) child.stdin?.end(stdin);
+      try {
+        await until('the join', () => out.includes('joined site') || child.exitCode !== null, 20_000);
+        expect(out).toContain('outpost: joined site "main" on mqtt://127.0.0.1:9');
+        // What `ps` shows of the resident launcher for its whole life.
+        const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
+        expect(cmdline).toContain('relay-node');
+        expect(cmdline).not.toContain(text);
+        expect(cmdline).not.toContain('outpost-join-2.');
+        expect(cmdline).not.toContain(local.password);
+        const secrets = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8'));
+        expect(secrets.join).toEqual({ mqtt_url: local.mqtt_url, site: 'main', prefix: 'outpost' });
+        expect(secrets.mqtt.relaynode).toBe(local.password);
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      }
+    }
+
+    it('from a file', { timeout: 40_000 }, async () => {
+      const file = join(tempDir(), 'join.txt');
+      writeFileSync(file, `${text}\n`, { mode: 0o600 });
+      await launchJoined(['--join-file', file]);
+    });
+
+    it('from standard input (--join-file -)', { timeout: 40_000 }, async () => {
+      await launchJoined(['--join-file', '-'], `${text}\n`);
+    });
+
+    it('refuses a missing or empty file in one line, joining nothing', () => {
+      const dir = tempDir();
+      const empty = join(dir, 'empty.txt');
+      writeFileSync(empty, '\n');
+      for (const [args, message] of [
+        [['--join-file', join(dir, 'absent.txt')], /^outpost: --join-file .*absent\.txt: ENOENT$/],
+        [['--join-file', empty], /^outpost: --join-file .*empty\.txt: no join string in it$/],
+        [['--join-file'], /^outpost: --join-file needs a file/],
+      ] as const) {
+        const r = spawnSync(process.execPath, [launcherScript, 'relay-node', ...args], {
+          env: { PATH: process.env.PATH, DATA_DIR: dir },
+          encoding: 'utf8',
+        });
+        expect(r.status).toBe(1);
+        expect(r.stderr.trim()).toMatch(message);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      expect(() => readFileSync(join(dir, 'secrets.json'))).toThrow();
+    });
   });
 });

@@ -25,10 +25,16 @@ function runtimeImports(file: string, seen = new Set<string>()): Set<string> {
 describe('the resident launcher', () => {
   // It stays in memory while the stack runs, on Pis with 512 MB: the configuration (zod), the
   // PostgreSQL client and the certificate code are loaded by its one-shot children instead.
-  it('loads Node modules, its own files and the runtime lifecycle constant only', () => {
+  it('loads Node modules, its own files, the runtime lifecycle constant and the secret-file writer only', () => {
     const packages = [...runtimeImports(join(src, 'start.ts'))].filter((s) => !s.startsWith('/'));
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    expect(packages.filter((p) => !builtins.has(p))).toEqual(['@outpost/runtime/lifecycle']);
+    expect(packages.filter((p) => !builtins.has(p)).sort()).toEqual([
+      '@outpost/runtime/lifecycle',
+      '@outpost/runtime/private-file',
+    ]);
+    // The writer itself is Node modules only.
+    const writer = runtimeImports(join(src, '..', '..', 'packages', 'runtime', 'src', 'private-file.ts'));
+    expect([...writer].filter((p) => !builtins.has(p))).toEqual([]);
   });
 
   it('reaches zod, pg and drizzle only through the one-shot children', () => {

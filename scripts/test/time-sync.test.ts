@@ -73,6 +73,57 @@ function piClockError(): number | null {
   return m ? Number(m[1]) : null;
 }
 
+describe('time-sync.sh serve: only networks chrony reads as networks, never every address', () => {
+  const scratch = () => mkdtempSync(join(dir, 'cidr-'));
+  const serveIn = (etc: string, ...args: string[]) =>
+    spawnSync('sh', [script, 'serve', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, CHRONY_DIR: etc },
+    });
+
+  it.each([
+    'a/b',
+    '192.168.1.0/',
+    '/24',
+    '192.168.1/24',
+    '192.168.1.256/24',
+    '192.168.01.0/24',
+    '192.168.1.0/33',
+    '192.168.1.0/24/8',
+    '::1/129',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+  ])('refuses %s, writing nothing', (net) => {
+    const etc = join(scratch(), 'etc');
+    const r = serveIn(etc, '10.0.0.0/8', net);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`not a network: ${net}`);
+    expect(existsSync(join(etc, 'conf.d', 'outpost-serve.conf'))).toBe(false);
+  });
+
+  it.each(['0.0.0.0/0', '10.0.0.0/0', '::/0'])('refuses %s (every address) unless --force', (net) => {
+    const etc = join(scratch(), 'etc');
+    const refused = serveIn(etc, net);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/every address.*--force/);
+    expect(existsSync(join(etc, 'conf.d', 'outpost-serve.conf'))).toBe(false);
+    const forced = serveIn(etc, '--force', net);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(readFileSync(join(etc, 'conf.d', 'outpost-serve.conf'), 'utf8')).toMatch(
+      new RegExp(`^allow ${net.replace(/[.]/g, '\\.')}$`, 'm'),
+    );
+  });
+
+  it('writes one allow line per network it accepts', () => {
+    const etc = join(scratch(), 'etc');
+    const nets = ['192.168.1.0/24', '10.0.0.0/8', '172.16.5.9', 'fd00::/8', '2001:db8::1', '::1/128'];
+    const r = serveIn(etc, ...nets);
+    expect(r.status, r.stderr).toBe(0);
+    const conf = readFileSync(join(etc, 'conf.d', 'outpost-serve.conf'), 'utf8');
+    expect(conf.split('\n').filter((l) => l.startsWith('allow '))).toEqual(nets.map((n) => `allow ${n}`));
+  });
+});
+
 describe.skipIf(!ready)('install-pi.sh --time-from-controller / --serve-time (real chrony)', () => {
   it('refuses what would break chrony.conf', () => {
     expect(timeSync('serve', '192.168.1.0/24; server evil').status).not.toBe(0);

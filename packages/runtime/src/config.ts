@@ -7,7 +7,11 @@ import { outboundPolicy } from './outbound.js';
 export const baseEnvShape = {
   MQTT_URL: z
     .string()
-    .regex(/^(mqtts?|wss?|tcp):\/\/.+/, 'expected mqtt://host:port')
+    // mqtt+unix:///path: the broker's Unix socket on this host (MQTT_SOCKET), off every network interface.
+    .regex(
+      /^((mqtts?|wss?|tcp):\/\/.+|mqtt\+unix:\/\/\/.+)$/,
+      'expected mqtt://host:port (or mqtt+unix:///path)',
+    )
     .optional(),
   MQTT_USERNAME: z.string().min(1).optional(),
   MQTT_PASSWORD: z.string().min(1).optional(),

@@ -46,6 +46,13 @@ describe('parseConfig', () => {
     expect(() => parseConfig(schema, { SECRET: 'x'.repeat(16), MQTT_URL: 'localhost' })).toThrow(ConfigError);
   });
 
+  it("takes the broker's Unix socket as MQTT_URL (mqtt+unix:///path), an absolute path only", () => {
+    const url = 'mqtt+unix:///run/outpost-broker/mqtt.sock';
+    expect(parseConfig(schema, { SECRET: 'x'.repeat(16), MQTT_URL: url }).MQTT_URL).toBe(url);
+    for (const bad of ['mqtt+unix://run/mqtt.sock', 'ws+unix:///run/mqtt.sock', 'mqtt+unix:///'])
+      expect(() => parseConfig(schema, { SECRET: 'x'.repeat(16), MQTT_URL: bad }), bad).toThrow(ConfigError);
+  });
+
   it('says a required variable is not set', () => {
     expect(() => parseConfig(schema, {})).toThrow(
       'Invalid environment variable SECRET: required but not set',

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { relaynode } from '@outpost/contracts';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import { z } from 'zod';
 
 /**
@@ -62,20 +63,6 @@ export class SettingsStore {
 
 export function writeAtomic(path: string, data: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  try {
-    const dfd = openSync(dirname(path), 'r');
-    fsyncSync(dfd);
-    closeSync(dfd);
-  } catch {
-    // directory fsync is best effort (not supported everywhere)
-  }
+  // A random O_EXCL | O_NOFOLLOW temporary file, synced and renamed, then the folder synced.
+  writePrivateFile(path, data, 0o600);
 }

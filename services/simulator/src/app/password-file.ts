@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writePrivateFile } from '@outpost/runtime/private-file';
 import { z } from 'zod';
 
 /** The file under DATA_DIR that keeps the generated login when PASSWORD is unset. */
@@ -36,8 +37,6 @@ export function keptPassword(path: string, generate: () => string): KeptPassword
   const password = StoredPassword.parse(generate());
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Written beside and renamed, so a crash never leaves half a password behind.
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${password}\n`, { mode: 0o600, flag: 'w' });
-  renameSync(tmp, path);
+  writePrivateFile(path, `${password}\n`, 0o600);
   return { password, created: true, path };
 }
