@@ -132,6 +132,8 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   disarmed_reminder: system('Automation still disarmed'),
   override_reminder: system('Override still active'),
   relay_not_confirmed: system('Generator relay not confirmed by the relay node'),
+  relay_node_report_unverified: system('Relay node report failed verification and was ignored'),
+  lease_not_published: system('Generator controller could not publish its relay lease'),
   condition_source_stale: system('Start condition source silent'),
   condition_source_restored: system('Start condition source reporting again'),
 };
