@@ -12,7 +12,9 @@ import { INTERVAL_MS, LinkWorld } from './link-world.js';
  * replayed desired and state messages) and captures of everything on the bus. After every step:
  * - I1: relay ON implies the node's newest applied lease is the controller's, within its duration on
  *   the node's clock, armed and ON, with EPO released;
- * - I2: no attacker command turns the relay ON (I1 also bounds how long it can stay ON);
+ * - I2: no attacker command turns the relay ON against the controller: an attack may only deliver a
+ *   lease the controller signed (as a slow network would) or re-close a relay the controller's current
+ *   intent wants ON (I1 also bounds how long it can stay ON);
  * - I4: the controller calls a run confirmed only if the relay was ON under that run's lease;
  * - I5: a connected controller never goes more than one interval without publishing a lease;
  * and after the sequence, with the network healed and the attacker gone:
@@ -46,8 +48,13 @@ function command(name: string, act: (w: LinkWorld) => Promise<void> | void, atta
       if (attack && !before && w.node.isRelayOn) {
         const s = w.node.state();
         const key = `${s.epoch}/${s.applied_seq}`;
-        // Only a delivery of a lease the controller signed (a held-back one replayed) may do that.
-        if (key === appliedBefore || !w.signed.has(key)) w.violate('I2', `${name} turned the relay ON`);
+        // An attack may deliver a lease the controller signed (a held-back one replayed: what a slow
+        // network does, and I1 bounds it), or re-close a relay the controller wants ON right now
+        // (after a REST OFF; its next heartbeat would do the same). Nothing else.
+        const delivered = key !== appliedBefore && w.signed.has(key);
+        const want = w.controller.desired();
+        if (!delivered && !(want.armed && want.relay_on))
+          w.violate('I2', `${name} turned the relay ON against the controller's intent`);
       }
       w.checkSafety();
       await w.checkConfirmation();
