@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { USER } from '../helpers/harness.js';
@@ -33,7 +36,37 @@ const PATH = process.env.ADVERSARIAL_PATH;
 /** Collect every invariant broken over the budget instead of stopping at the first (a survey of holes). */
 const SURVEY = process.env.ADVERSARIAL_SURVEY === '1';
 
+/** Where a passing run writes its figures for bench/REPORT.md (`--record`). */
+const RECORD = process.env.ADVERSARIAL_RECORD;
+
 class Broken extends Error {}
+
+function record(seconds: number): void {
+  const context = `seed ${SEED}, up to 30 commands each; I1–I5 checked after every step; ${cpus().length} CPUs, load ${(loadavg()[0] ?? 0).toFixed(1)}`;
+  const out = {
+    bench: 'adversarial-link',
+    at: new Date().toISOString(),
+    machine: { node: process.version },
+    results: [
+      {
+        name: 'link model-based suite: sequences, every invariant held',
+        issue: 40,
+        figure: RUNS,
+        unit: 'sequences',
+        context,
+      },
+      {
+        name: 'link model-based suite: wall time',
+        issue: 40,
+        figure: Math.round(seconds * 10) / 10,
+        unit: 's',
+        context,
+      },
+    ],
+  };
+  mkdirSync(dirname(RECORD as string), { recursive: true });
+  writeFileSync(RECORD as string, `${JSON.stringify(out, null, 2)}\n`);
+}
 
 function command(name: string, act: (w: LinkWorld) => Promise<void> | void, attack = false): Cmd {
   return {
@@ -276,9 +309,9 @@ describe('the safety link against an adversary (model-based)', () => {
       fc.asyncProperty(fc.commands(allCommands, { maxCommands: 30 }), (cmds) => runSequence(cmds, survey)),
       { seed: SEED, numRuns: RUNS, ...(PATH ? { path: PATH } : {}), endOnFailure: true },
     );
-    console.log(
-      `adversarial link suite: ${RUNS} sequences in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`adversarial link suite: ${RUNS} sequences in ${seconds.toFixed(1)} s`);
+    if (RECORD && !survey) record(seconds);
     if (survey) {
       for (const [inv, example] of survey) console.log(`survey: ${inv} broken, e.g. ${example}`);
       expect([...survey.keys()]).toEqual([]);
