@@ -65,12 +65,11 @@ export function RelaynodeKeyCard() {
           <p class="muted">Loading…</p>
         )
       ) : key.fingerprint ? (
-        <p>
-          Pinned fingerprint:{' '}
-          <code class="mono" data-testid="relaynode-key-fingerprint">
-            {key.fingerprint}
-          </code>
-        </p>
+        // .kv: monospace, and the 47 characters wrap on a phone instead of running past the card.
+        <dl class="kv">
+          <dt>Pinned fingerprint</dt>
+          <dd data-testid="relaynode-key-fingerprint">{key.fingerprint}</dd>
+        </dl>
       ) : (
         <p data-testid="relaynode-key-unpinned">
           Not pinned yet — the next signed report from the relay node is pinned
