@@ -35,8 +35,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** `controllerEnv` adds to or overrides the controller's environment (a shorter confirm window, say). */
-export async function startStack(controllerEnv: Record<string, string> = {}): Promise<Stack> {
+/**
+ * `controllerEnv` adds to or overrides the controller's environment (a shorter confirm window, say);
+ * `nodeEnv` the relay node's (LOG_LEVEL=info to read what it logs at start).
+ */
+export async function startStack(
+  controllerEnv: Record<string, string> = {},
+  nodeEnv: Record<string, string> = {},
+): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'controller-e2e-'));
   const broker = await startBroker({ port: 0, wsPort: false, host: '127.0.0.1' });
   // One database for the controller's and the notifier's schemas.
@@ -57,6 +63,7 @@ export async function startStack(controllerEnv: Record<string, string> = {}): Pr
         PORT: String(nodePort),
         DATA_DIR: join(dir, 'node'),
         OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8',
+        ...nodeEnv,
       },
       nodePort,
     );

@@ -87,3 +87,15 @@ export const relaynodeAdmin = {
   power: (action: 'reboot' | 'shutdown') =>
     api<PowerAnswer>(`/api/relaynode/${action}`, { body: { confirm: true } }),
 };
+
+/** The relay node's report-signing key as the controller pinned it (fingerprint: hex pairs). */
+export interface PinnedNodeKey {
+  pinned: boolean;
+  public_key: string | null;
+  fingerprint: string | null;
+}
+
+export const relaynodeKey = {
+  get: () => api<PinnedNodeKey>('/api/relaynode/key'),
+  forget: () => api<PinnedNodeKey>('/api/relaynode/key', { method: 'DELETE' }),
+};

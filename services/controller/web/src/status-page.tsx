@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Controls } from './controls.js';
 import { DevPanel } from './dev-panel.js';
+import { RELAYNODE_KEY_CARD, RelaynodeKeyCard } from './relaynode-key-card.js';
 import { SafetyCard } from './safety-card.js';
 import { StateBanners, StatusCard } from './status-card.js';
 import type { DevGpio } from './types.js';
@@ -45,6 +46,12 @@ const HEALTH_ALARMS: Record<NonNullable<Gen['state']>['health_alarm'] & string, 
   relay_node_report_unverified: 'A relay node report failed verification and was ignored',
   lease_not_published: 'The controller could not publish its heartbeat lease',
 };
+
+/** Scrolls to the key card on this page; the hash stays the page's (it is the console's route). */
+function toKeyCard(e: Event): void {
+  e.preventDefault();
+  document.getElementById(RELAYNODE_KEY_CARD)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+}
 
 /** Past this, the Status page says the relay node's clock is off (the controller logs it too). */
 const CLOCK_WARN_SECONDS = 5;
@@ -99,7 +106,19 @@ export function StatusPage({ gen }: { gen: Gen }) {
             {s.health_alarm === 'relay_not_confirmed' && s.relay_unconfirmed_reason
               ? `: ${s.relay_unconfirmed_reason}`
               : ''}{' '}
-            — see <a href="#/health">Health</a>
+            {s.health_alarm === 'relay_node_report_unverified' ? (
+              <>
+                — compare the{' '}
+                <a href={`#${RELAYNODE_KEY_CARD}`} onClick={toKeyCard}>
+                  Relay node key
+                </a>{' '}
+                with the relay node's log
+              </>
+            ) : (
+              <>
+                — see <a href="#/health">Health</a>
+              </>
+            )}
           </span>
         </Banner>
       ) : null}
@@ -117,6 +136,7 @@ export function StatusPage({ gen }: { gen: Gen }) {
       <StatusCard s={s} nodeRelay={nodeRelay} stale={gen.error !== null} />
       <Controls s={s} refresh={gen.refresh} />
       <SafetyCard s={s} refresh={gen.refresh} />
+      <RelaynodeKeyCard />
       {gpio ? <DevPanel s={s} gpio={gpio} onGpio={setGpio} refresh={gen.refresh} /> : null}
     </>
   );
