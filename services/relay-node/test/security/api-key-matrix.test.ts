@@ -152,7 +152,7 @@ describe('relay node X-API-Key matrix (routes from the OpenAPI document)', () =>
     expect(n.io.level('GPIO16')).toBe(0);
   });
 
-  it('the right key is never refused with 401 or 403 on any route', async () => {
+  it('the right key is never refused with 401 or 403 on any route', { timeout: 30_000 }, async () => {
     const failures: string[] = [];
     for (const route of [...routes, ...UNDOCUMENTED]) {
       const res = await call(route, { 'x-api-key': SECRET });
