@@ -184,9 +184,13 @@ describe('groups, event settings, send and history', () => {
 
   it('lists every event setting with defaults and refuses unknown events, variables and ids with 422', async () => {
     const all = await api.get('/api/system-notifications');
-    // The spec's 14 events, hoa_position_changed, the 8 generator health events, relay_not_confirmed and the
-    // start conditions' source stale/restored; the first channel (deleted since) set them all.
-    expect(all.body).toHaveLength(26);
+    // The spec's 14 events, hoa_position_changed, the 8 generator health events, the link's three alarms
+    // (relay_not_confirmed, relay_node_report_unverified, lease_not_published) and the start conditions'
+    // source stale/restored; the first channel (deleted since) set them all.
+    expect(all.body).toHaveLength(28);
+    expect(all.body.map((e: { event: string }) => e.event)).toEqual(
+      expect.arrayContaining(['relay_node_report_unverified', 'lease_not_published']),
+    );
     expect(all.body[0]).toMatchObject({
       event: 'generator_started',
       enabled: true,
