@@ -139,8 +139,8 @@ describe.skipIf(skipReason !== null)('image build behind a TLS-inspecting proxy'
   }, 45 * 60_000);
 
   afterAll(async () => {
-    await proxy?.close();
     if (base) await run('podman', ['rmi', '-f', TAG]);
+    await proxy?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   }, 120_000);
 

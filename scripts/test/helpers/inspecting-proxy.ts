@@ -110,8 +110,12 @@ export async function inspectingProxy(opts: { name: string; version: string }): 
     seen.push(`${req.method} ${req.url}`);
     res.writeHead(403).end();
   });
+  // Tunnelled sockets leave the HTTP server's books once handed over: kept here to close them.
+  const tunnels = new Set<Socket>();
   front.on('connect', (req: IncomingMessage, socket: Socket) => {
     seen.push(`CONNECT ${req.url}`);
+    tunnels.add(socket);
+    socket.once('close', () => tunnels.delete(socket));
     if (req.url !== `${REGISTRY}:443`) {
       socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
@@ -128,6 +132,7 @@ export async function inspectingProxy(opts: { name: string; version: string }): 
     seen,
     close: () =>
       new Promise<void>((res) => {
+        for (const s of tunnels) s.destroy();
         front.closeAllConnections();
         front.close(() => res());
       }),
