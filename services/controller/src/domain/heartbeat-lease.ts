@@ -1,17 +1,15 @@
-import { timingSafeEqual } from 'node:crypto';
 import { relaynode } from '@outpost/contracts';
 import { generateLeaseKeys, leasePrivateKey, signLease } from '@outpost/runtime/lease-keys';
+import { EpochRecovery } from './epoch-recovery.js';
 import type { LeaseView } from './relay-node-connection.js';
 import type { RelayPort } from './types.js';
 import {
   type AckSink,
   type ClockOffset,
   type HeartbeatOptions,
+  LEASE_LOST,
   type LeaseLoss,
   confirmsOn,
-  EPOCH_EXHAUSTED,
-  EPOCH_PASSED,
-  laterEpoch,
   offsetFromEcho,
   standingRefusal,
 } from './lease-types.js';
@@ -40,9 +38,7 @@ export class HeartbeatPublisher implements RelayPort {
   private intentOnSeq: number | null = null;
   private confirmed = false;
   private confirmTimer: unknown = null;
-  private recovering = false;
-  /** Epoch claims already reported as unverified (each is raised once). */
-  private readonly claimsSeen = new Set<string>();
+  private readonly recovery: EpochRecovery;
   /** Why the last heartbeat could not be published while connected; null once one is. */
   private publishFailure: string | null = null;
   /** The node's clock minus ours, from its echo; null until measured. Read-only outside. */
@@ -76,6 +72,9 @@ export class HeartbeatPublisher implements RelayPort {
     this.nodeId = opts.nodeId ?? 'main';
     const key = opts.signer ? null : leasePrivateKey(generateLeaseKeys().privateKey);
     this.sign = opts.signer ?? ((input) => signLease(key!, input));
+    const { recoverEpoch: recover, logger } = opts;
+    const unverified = (reason: string) => this.opts.onUnverifiedReport?.(reason);
+    this.recovery = new EpochRecovery({ recover, sign: this.sign, nodeId: this.nodeId, logger, unverified });
   }
 
   get epoch(): string {
@@ -179,7 +178,10 @@ export class HeartbeatPublisher implements RelayPort {
       this.confirmed = true;
       this.clearConfirmTimer();
     }
-    this.recoverIfPassed(state);
+    this.recovery.check(state, { epoch: this.epoch, seq: this.seq }, (epoch) => {
+      this.epochValue = epoch;
+      return this.beat();
+    });
     this.applied(state.epoch, state.applied_seq);
   }
 
@@ -196,65 +198,6 @@ export class HeartbeatPublisher implements RelayPort {
   /** The node's refusal of one of our leases it has not since superseded. */
   refusal(): relaynode.LeaseRefusal | null {
     return standingRefusal(this.nodeReport, this.epoch);
-  }
-
-  /**
-   * A node that has applied a later lease than ours (a restored backup, a second controller with the
-   * same key) refuses everything we send as stale: move past it and send at once. Only on evidence
-   * this controller can check: the lease the node applied, with our own signature on it. A claim we
-   * never signed (a forged report, a compromised node) moves nothing, so nothing the node's side can
-   * send takes the epoch out of its encoding or stops the leases.
-   */
-  private recoverIfPassed(state: relaynode.RelaynodeState): void {
-    const seen = state.epoch;
-    const passed =
-      laterEpoch(seen, this.epoch) ||
-      (seen === this.epoch && state.applied_seq !== null && state.applied_seq > this.seq);
-    const recover = this.opts.recoverEpoch;
-    if (!passed || !recover || this.recovering) return;
-    const evidence = state.applied_lease;
-    if (
-      !evidence ||
-      evidence.epoch !== seen ||
-      evidence.seq !== state.applied_seq ||
-      !this.signedByUs(evidence)
-    ) {
-      this.unverifiedClaim(seen as string, state.applied_seq);
-      return;
-    }
-    this.recovering = true;
-    recover(seen as string)
-      .then((epoch) => {
-        if (!relaynode.LeaseEpoch.safeParse(epoch).success) {
-          this.opts.logger.error({ seen, epoch }, EPOCH_EXHAUSTED);
-          return;
-        }
-        this.opts.logger.warn({ seen, epoch }, EPOCH_PASSED);
-        this.epochValue = epoch;
-        return this.beat();
-      })
-      .catch((err: unknown) => this.opts.logger.error({ err }, 'lease epoch recovery failed'))
-      .finally(() => {
-        this.recovering = false;
-      });
-  }
-
-  /** Ed25519 signatures are deterministic: a lease is ours when signing its fields again gives its signature. */
-  private signedByUs(lease: relaynode.DesiredState): boolean {
-    const { sig, ...fields } = lease;
-    const mine = Buffer.from(this.sign(relaynode.leaseSigningInput(this.nodeId, fields)));
-    const theirs = Buffer.from(sig);
-    return mine.length === theirs.length && timingSafeEqual(mine, theirs);
-  }
-
-  private unverifiedClaim(epoch: string, seq: number | null): void {
-    const claim = `${epoch}/${seq}`;
-    if (this.claimsSeen.has(claim)) return;
-    this.claimsSeen.add(claim);
-    if (this.claimsSeen.size > 64) this.claimsSeen.delete(this.claimsSeen.values().next().value!);
-    const reason = `the relay node reports epoch ${epoch.slice(0, 20)} seq ${seq} without a lease this controller signed: ignored, the epoch stays ${this.epoch}`;
-    this.opts.logger.warn({ epoch: epoch.slice(0, 20), seq }, reason);
-    this.opts.onUnverifiedReport?.(reason);
   }
 
   get lastSent(): relaynode.DesiredState | null {
@@ -444,18 +387,8 @@ export class HeartbeatPublisher implements RelayPort {
     if (this.leaseLost) return;
     this.leaseLost = true;
     this.clearPending();
-    this.opts.logger.warn(
-      {
-        lease_ms: this.leaseMs,
-        last_delivered_at: this.lastDeliveredAt,
-        last_applied_at: this.lastAppliedAt,
-      },
-      why === 'undelivered'
-        ? 'relay ON not delivered within the lease of the start: the relay stays OFF and the run ends'
-        : why === 'unconfirmed'
-          ? 'relay ON not confirmed by the relay node within the lease of the start: the relay is OFF and the run ends'
-          : 'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
-    );
+    const { leaseMs: lease_ms, lastDeliveredAt: last_delivered_at, lastAppliedAt: last_applied_at } = this;
+    this.opts.logger.warn({ lease_ms, last_delivered_at, last_applied_at }, LEASE_LOST[why]);
     this.opts.onLeaseLost?.(why);
   }
 }

@@ -49,6 +49,15 @@ export interface HeartbeatOptions {
  */
 export type LeaseLoss = 'expired' | 'undelivered' | 'unconfirmed';
 
+/** What the log says when an ON lease is lost, by why. */
+export const LEASE_LOST: Record<LeaseLoss, string> = {
+  undelivered: 'relay ON not delivered within the lease of the start: the relay stays OFF and the run ends',
+  unconfirmed:
+    'relay ON not confirmed by the relay node within the lease of the start: the relay is OFF and the run ends',
+  expired:
+    'relay lease expired without a heartbeat delivered and applied: the relay node failsafe has dropped the relay',
+};
+
 /** The node's clock minus the controller's, from the NTP-style echo in the node's state. */
 export interface ClockOffset {
   offset_ms: number;
