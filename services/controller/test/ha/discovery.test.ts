@@ -79,6 +79,8 @@ describe('controller HA discovery payload', () => {
       input_warning: ['sensor', null, null],
       override_state: ['sensor', 'enum', null],
       relay_not_confirmed: ['binary_sensor', 'problem', null],
+      relay_node_report_unverified: ['binary_sensor', 'problem', null],
+      lease_not_published: ['binary_sensor', 'problem', null],
       relaynode_clock_offset: ['sensor', 'duration', 's'],
       override_force_stop: ['button', null, null],
       engine_hours: ['sensor', 'duration', 'h'],
