@@ -102,6 +102,7 @@ describe("the relay node's broker account cannot silence the controller", () => 
     if (!built) return ctx.skip();
     const api = await controllerClient(controller.url);
     await waitFor(async () => (await api.state()).slave_connected === true, 10_000);
+    await waitFor(async () => desired.length > 0, 5000);
     const before = desired.at(-1)!.epoch;
     const genuine = await new Promise<Record<string, unknown>>((resolve) => {
       const probe = mqtt.connect(broker.url, { username: 'watch', password: 'viewer-password' });
