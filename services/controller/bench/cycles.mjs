@@ -171,9 +171,12 @@ export async function startCycles(
   await sleep(200);
   process.stdout.write(`bench: ${warmup} warm-up start/stop cycles\n`);
   const cold = await runCycles(stack, auth, watch, Math.min(warmup, COLD_CYCLES), budgetMs);
-  if (warmup > COLD_CYCLES) await runCycles(stack, auth, watch, warmup - COLD_CYCLES, budgetMs);
+  let warmupCycles = cold.cycles;
+  if (warmup > COLD_CYCLES) {
+    warmupCycles += (await runCycles(stack, auth, watch, warmup - COLD_CYCLES, budgetMs)).cycles;
+  }
   process.stdout.write(`bench: ${cycles} start/stop cycles\n`);
-  return { ...(await runCycles(stack, auth, watch, cycles, budgetMs)), cold };
+  return { ...(await runCycles(stack, auth, watch, cycles, budgetMs)), cold, warmupCycles };
 }
 
 const isEpoRefusal = (res) => res.status === 409 && /EPO|hardware safety/i.test(res.json?.detail ?? '');

@@ -3,7 +3,7 @@
 // bench/out/controller.json at the repository root. A missed goal is reported, not an error; the exit
 // code is non-zero only when the bench itself could not run.
 // Knobs: BENCH_CONNECTIONS, BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CYCLES, BENCH_WARMUP_CYCLES,
-// BENCH_EPO_CYCLES.
+// BENCH_EPO_CYCLES, BENCH_SKIP_HTTP=1 and BENCH_SKIP_BARE=1 (the command path only: what ab.mjs compares between two builds).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { bareCycles } from './bare-pipeline.mjs';
 import { epoCycles, linkReady, startCycles, TopicWatch } from './cycles.mjs';
 import { stateThroughput } from './http-load.mjs';
 import { closeHttp, repoDir, startStack, teardown, wasInterrupted } from './stack.mjs';
-import { printTable, round, summarize, verdict } from './stats.mjs';
+import { cpuMs, printTable, round, summarize, verdict } from './stats.mjs';
 
 const GOALS = {
   throughputRatio: 0.6,
@@ -41,21 +41,8 @@ function row(name, issue, figure, unit, { goal, better, reference, ratio, ...ext
   };
 }
 
-async function main() {
-  const began = Date.now();
-  const loadBefore = loadavg()[0];
-  if (loadBefore > cpus().length) {
-    process.stdout.write(
-      `bench: WARNING load average ${loadBefore.toFixed(1)} on ${cpus().length} CPUs: figures include contention\n`,
-    );
-  }
-  process.stdout.write('bench: starting broker, relay node and controller\n');
-  const stack = await startStack();
-  process.stdout.write(`bench: controller database ${stack.database}\n`);
-  const rows = [];
-  const details = {};
-
-  // Issue 3: read throughput against a bare server.
+/** Issue 3: GET /api/generator/state throughput and p99 against a bare server, same run. */
+async function throughputRows(stack, rows, details) {
   const http = await stateThroughput(stack);
   details.state_throughput = http;
   const [ctl, bare] = http.results;
@@ -77,6 +64,28 @@ async function main() {
   if (ctl.non_2xx || ctl.errors) {
     process.stdout.write(`bench: WARNING controller answered ${ctl.non_2xx} non-2xx, ${ctl.errors} errors\n`);
   }
+}
+
+/** CPU time so far of the relay node, the controller and the broker. */
+const processCpu = (stack) =>
+  Object.fromEntries(Object.entries(stack.processes).map(([k, child]) => [k, cpuMs(child.pid)]));
+
+async function main() {
+  const began = Date.now();
+  const loadBefore = loadavg()[0];
+  if (loadBefore > cpus().length) {
+    process.stdout.write(
+      `bench: WARNING load average ${loadBefore.toFixed(1)} on ${cpus().length} CPUs: figures include contention\n`,
+    );
+  }
+  process.stdout.write('bench: starting broker, relay node and controller\n');
+  const stack = await startStack();
+  process.stdout.write(`bench: controller database ${stack.database}\n`);
+  const rows = [];
+  const details = {};
+
+  // Issue 3: read throughput against a bare server.
+  if (process.env.BENCH_SKIP_HTTP !== '1') await throughputRows(stack, rows, details);
 
   // The controller learns the node's state over MQTT; without that link, issue 4 cannot be met.
   const link = await linkReady(stack, 5000);
@@ -88,7 +97,9 @@ async function main() {
   let desiredP99 = null;
   try {
     // Issues 3 and 4: start → desired on the broker, start → relay ON at the node, same cycles.
+    const cpuBefore = processCpu(stack);
     const cyc = await startCycles(stack, watch);
+    const cpuAfter = processCpu(stack);
     const desired = summarize(cyc.toDesired);
     const relay = summarize(cyc.toRelayOn);
     const cut = (r) => (r.cycles < r.planned ? ` (time budget: ${r.cycles} of ${r.planned} planned)` : '');
@@ -98,6 +109,13 @@ async function main() {
       start_to_desired: { ...desired, missed: cyc.missedDesired },
       start_to_relay_on: { ...relay, missed: cyc.missedRelay },
       refused_starts: cyc.refused,
+      // Warm-up and measured cycles alike, with the heartbeats that ran meanwhile.
+      cpu_ms_per_cycle: Object.fromEntries(
+        Object.keys(cpuBefore).map((k) => [
+          k,
+          round((cpuAfter[k] - cpuBefore[k]) / (cyc.cycles + (cyc.warmupCycles ?? 0)), 4),
+        ]),
+      ),
     };
     const roundTrip = summarize(cyc.startRoundTrip);
     details.start_cycles.start_http_round_trip = roundTrip;
@@ -158,7 +176,8 @@ async function main() {
     );
 
     // Reference: the bare pipeline in the same run, on the same peers (it stops the controller).
-    const bare = await bareCycles(stack, watch);
+    const skipBare = process.env.BENCH_SKIP_BARE === '1';
+    const bare = skipBare ? null : await bareCycles(stack, watch);
     if (bare) {
       const bareDesired = summarize(bare.toDesired);
       details.bare_pipeline = {
@@ -172,7 +191,7 @@ async function main() {
           valid: bare.missedDesired === 0,
         }),
       );
-    } else {
+    } else if (!skipBare) {
       process.stdout.write('bench: no PostgreSQL: the bare pipeline reference is not measured\n');
     }
   } finally {

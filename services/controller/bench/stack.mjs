@@ -17,6 +17,11 @@ import pg from 'pg';
 export const here = dirname(fileURLToPath(import.meta.url));
 export const pkgDir = join(here, '..');
 export const repoDir = join(pkgDir, '..', '..');
+/**
+ * Whose relay node and controller builds run (BENCH_SYSTEM_DIR: another checkout's root, built), so
+ * ab.mjs compares two builds with this harness, broker and reference pipeline. Default: this checkout.
+ */
+export const systemDir = process.env.BENCH_SYSTEM_DIR || repoDir;
 
 export const CREDENTIALS = { username: 'bench', password: 'bench-password-123' };
 export const RELAYNODE_SECRET = 'bench-relaynode-secret';
@@ -244,7 +249,7 @@ export async function startStack() {
 
   // The controller signs the leases; the node trusts only the public half.
   const leaseKeys = generateLeaseKeys();
-  const node = startNode('relay-node', join(repoDir, 'services/relay-node/dist/main.js'), {
+  const node = startNode('relay-node', join(systemDir, 'services/relay-node/dist/main.js'), {
     HOST: '127.0.0.1',
     RELAYNODE_PORT: String(nodePort),
     RELAYNODE_API_SECRET: RELAYNODE_SECRET,
@@ -261,7 +266,7 @@ export async function startStack() {
 
   const controller = startNode(
     'controller',
-    join(pkgDir, 'dist/main.js'),
+    join(systemDir, 'services/controller/dist/main.js'),
     {
       HOST: '127.0.0.1',
       PORT: String(ctlPort),

@@ -1,4 +1,5 @@
 // Percentiles and the result table.
+import { readFileSync } from 'node:fs';
 
 /** The q-quantile (0..1) of a list of numbers, nearest rank; NaN when empty. */
 export function quantile(values, q) {
@@ -46,3 +47,20 @@ export function printTable(rows) {
   process.stdout.write(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const l of lines) process.stdout.write(`${fmt(l)}\n`);
 }
+
+/**
+ * CPU time (user + system, ms) a child process has used so far, from /proc (Linux); null elsewhere.
+ * Unlike latency, CPU per cycle hardly moves when other work shares the cores.
+ */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS = 100;
