@@ -276,6 +276,45 @@ describe('/api/exercise', () => {
     });
   });
 
+  it('a maximum below the duration is taken and counts as the duration: the run ends at its duration, not before', async () => {
+    t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
+    await t.request('PUT', '/api/conditions/config', {
+      sources: { soc: { type: 'rest', stale_after_seconds: 600 } },
+    });
+    const put = await t.request('PUT', '/api/exercise', {
+      enabled: true,
+      frequency_days: 7,
+      start_time: '10:00',
+      duration_minutes: 15,
+      until_battery_full: true,
+      battery_full_soc: 100,
+      max_duration_minutes: 10,
+    });
+    expect(put.status).toBe(200);
+    await t.request('POST', '/api/generator/arm');
+    const soc = (value: number) => t.request('PUT', '/api/conditions/sources/soc/value', { value });
+    await soc(70);
+    t.clock.advance(MIN);
+    await waitFor(() => t.svc.controller.view().running);
+    for (let m = 0; m < 10; m += 5) {
+      await soc(80);
+      t.clock.advance(5 * MIN);
+    }
+    await soc(80);
+    t.clock.advance(MIN);
+    // 11 minutes in, past the maximum given: still running, since the run never ends before its duration.
+    expect(t.svc.controller.view()).toMatchObject({ running: true, trigger: 'exercise' });
+    t.clock.advance(4 * MIN);
+    await waitFor(() => !t.svc.controller.view().running);
+    await waitFor(
+      async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_reason !== null,
+    );
+    expect((await t.request('GET', '/api/generator/history')).body[0]).toMatchObject({
+      stop_reason: 'exercise_end',
+      duration_seconds: 15 * 60,
+    });
+  });
+
   it('an exercise run starts with trigger exercise and ends with exercise_end', async () => {
     t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
     await t.request('PUT', '/api/exercise', {
