@@ -281,7 +281,14 @@ export type Schedule = z.infer<typeof Schedule>;
 const ExerciseUntilFullFields = {
   until_battery_full: z.boolean(),
   battery_full_soc: z.number().min(1).max(100),
-  max_duration_minutes: z.number().int().min(LIMITS.durationMinutes.min).max(LIMITS.durationMinutes.max),
+  max_duration_minutes: z
+    .number()
+    .int()
+    .min(LIMITS.durationMinutes.min)
+    .max(LIMITS.durationMinutes.max)
+    .describe(
+      'The longest an exercise run may last with until_battery_full, from its start. One shorter than duration_minutes counts as duration_minutes: the run never ends before its duration.',
+    ),
 };
 
 export const EXERCISE_UNTIL_FULL_DEFAULTS = {
@@ -311,9 +318,13 @@ export const ExerciseSettingsUpdate = z
   .partial()
   .strict();
 
-/** The longest an exercise run may last must not be shorter than its duration (checked on the merged settings). */
-export const exerciseMaxTooShort = (s: { duration_minutes: number; max_duration_minutes: number }): boolean =>
-  s.max_duration_minutes < s.duration_minutes;
+/**
+ * The longest an exercise run lasts with until_battery_full: max_duration_minutes, never less than
+ * duration_minutes. Not a refusal: the two are set apart (a PUT may carry either), and a client the
+ * document allows to send one must not be refused for the other's stored value.
+ */
+export const exerciseRunCap = (s: { duration_minutes: number; max_duration_minutes: number }): number =>
+  Math.max(s.max_duration_minutes, s.duration_minutes);
 
 export const ExerciseStatus = z.object({
   enabled: z.boolean(),

@@ -85,12 +85,14 @@ export const HealthStatus = z.object({
 export type HealthStatus = z.infer<typeof HealthStatus>;
 
 const Hours = z.number().positive().max(100_000);
+/** Trimmed by the server; the pattern tells a client that a name of spaces alone is empty. */
+const ItemName = z.string().trim().min(1).max(100).regex(/\S/, 'must not be blank');
 const Months = z.number().int().min(1).max(120);
 
 /** A maintenance item: an interval in engine hours and/or calendar months, at least one. */
 export const MaintenanceItemInput = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: ItemName,
     interval_hours: Hours.nullable().default(null),
     interval_months: Months.nullable().default(null),
     /** Notify this many engine hours before due (null: no early notice by hours). */
@@ -114,7 +116,7 @@ export type MaintenanceItemInput = z.infer<typeof MaintenanceItemInput>;
 
 export const MaintenanceItemUpdate = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: ItemName,
     interval_hours: Hours.nullable(),
     interval_months: Months.nullable(),
     lead_hours: Hours.nullable(),
@@ -122,21 +124,26 @@ export const MaintenanceItemUpdate = z
   })
   .partial()
   .strict()
-  .refine((v) => !(v.interval_hours === null && v.interval_months === null), {
-    message: 'an item needs interval_hours, interval_months or both',
+  // The item keeps at least one interval, judged from the body alone: an interval is cleared only
+  // beside a number for the other, so no body is refused for what the stored item holds.
+  .refine((v) => !clearsWithoutTheOther(v), {
+    message: 'clearing one interval needs the other in the same body (an item keeps at least one)',
     path: ['interval_hours'],
   })
-  // The POST's rule as far as one body can say it: never both intervals cleared at once. (Clearing the
-  // only interval an item has is refused with 422 too; that depends on the stored item.)
+  // The same rule for the API description: nothing cleared, or a number for one of the two.
   .meta({
-    not: {
-      required: ['interval_hours', 'interval_months'],
-      properties: {
-        interval_hours: { nullable: true, enum: [null] },
-        interval_months: { nullable: true, enum: [null] },
-      },
-    },
+    anyOf: [
+      { properties: { interval_hours: { type: 'number' }, interval_months: { type: 'integer' } } },
+      { required: ['interval_hours'], properties: { interval_hours: { type: 'number' } } },
+      { required: ['interval_months'], properties: { interval_months: { type: 'integer' } } },
+    ],
   });
+
+function clearsWithoutTheOther(v: { interval_hours?: number | null; interval_months?: number | null }): boolean {
+  const hours = typeof v.interval_hours === 'number';
+  const months = typeof v.interval_months === 'number';
+  return (v.interval_hours === null && !months) || (v.interval_months === null && !hours);
+}
 
 export const MaintenanceDoneRequest = z
   .object({ note: z.string().max(500).optional() })

@@ -8,20 +8,23 @@ import { conformancePass, documentedBodyCheck, httpTarget } from '../src/testing
  * the faults real clients found. Here it runs against a small HTTP server whose one documented
  * operation behaves, and then against the same server with one fault each: a 5xx for a NUL, an
  * undocumented status for malformed JSON, an id past 2^31 taken as valid with an answer outside the
- * schema, an unsupported method not answered 405, and a 405 whose Allow leaves out a documented method.
+ * schema, an unsupported method not answered 405, a 405 whose Allow leaves out a documented method, a
+ * rule the schema does not state (a note the schema allows refused with 422), and an unknown route
+ * answered with another method's words (a gateway that asked its backend with OPTIONS).
  */
 
 const error = {
   description: 'refused',
-  content: {
-    'application/json': {
-      schema: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
-    },
-  },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 };
 const DOC = {
   openapi: '3.0.3',
-  info: { title: 'items', version: '1' },
+  info: { title: 'items', version: '1', description: 'An unknown path answers 404 with the Error body.' },
+  components: {
+    schemas: {
+      Error: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
+    },
+  },
   paths: {
     '/api/items/{id}': {
       put: {
@@ -66,14 +69,25 @@ const DOC = {
   },
 };
 
-type Fault = 'none' | 'nul-500' | 'malformed-415' | 'big-id-echoed' | 'trace-404' | 'allow-missing';
+type Fault =
+  | 'none'
+  | 'nul-500'
+  | 'malformed-415'
+  | 'big-id-echoed'
+  | 'trace-404'
+  | 'allow-missing'
+  | 'unstated-rule'
+  | 'unknown-as-options';
 let fault: Fault = 'none';
 
 function handle(req: IncomingMessage, res: ServerResponse, body: string): ServerResponse {
   const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
   const m = /^\/api\/items\/([^/?]+)$/.exec(req.url ?? '');
-  if (!m) return json(404, { detail: 'not found' });
+  if (!m) {
+    const method = fault === 'unknown-as-options' && req.method === 'TRACE' ? 'OPTIONS' : req.method;
+    return json(404, { detail: `Not found: ${method} ${req.url}` });
+  }
   if (req.method !== 'PUT') {
     if (fault === 'trace-404' && req.method === 'TRACE') return json(404, { detail: 'not found' });
     return json(405, { detail: 'not allowed' }, { allow: fault === 'allow-missing' ? 'GET' : 'PUT' });
@@ -89,6 +103,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string): Server
   if (!Number.isInteger(id) || id < 1 || (id > 2_147_483_647 && fault !== 'big-id-echoed'))
     return json(422, { detail: 'id: out of range' });
   if (typeof parsed.note !== 'string' || parsed.note.length > 40) return json(422, { detail: 'note' });
+  if (fault === 'unstated-rule' && parsed.note.length > 3) return json(422, { detail: 'note: too long' });
   if (parsed.note.includes('\u0000')) {
     if (fault === 'nul-500') return json(500, { detail: 'invalid byte sequence for encoding "UTF8": 0x00' });
     return json(422, { detail: 'Text must not contain the NUL character (U+0000)' });
@@ -112,7 +127,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 async function failuresWith(f: Fault): Promise<string[]> {
   fault = f;
-  const report = await conformancePass(DOC, httpTarget(url, {}), { runs: 60 });
+  const report = await conformancePass(DOC, httpTarget(url, {}), { runs: 60, statesItsRules: 'all' });
   expect(report.cases).toBeGreaterThan(60);
   return report.failures;
 }
@@ -129,6 +144,12 @@ describe('the conformance pass', () => {
     expect(await first('big-id-echoed')).toMatch(/^body does not match the schema .*\(big in a parameter\)/);
     expect(await first('trace-404')).toMatch(/^unsupported method not 405: TRACE \/api\/items\/\d+ -> 404/);
     expect(await first('allow-missing')).toMatch(/^405 without the documented methods in Allow \(PUT\)/);
+    expect(await first('unstated-rule')).toMatch(
+      /^refused a request the document allows: PUT \/api\/items\/\{id\} \(allowed\).* -> 422 /,
+    );
+    expect(await first('unknown-as-options')).toMatch(
+      /^unknown route: detail does not name what was sent: TRACE \/api\/items\/1\/no-such-route -> 404 /,
+    );
   });
 
   it('documentedBodyCheck judges a body by the operation schema', () => {

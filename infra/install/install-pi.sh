@@ -281,6 +281,13 @@ if [ -n "$JOIN" ]; then
   JOIN=
 fi
 
+# The dashboard's sites login (user `sites`, DASHBOARD_SITES_PASSWORD): generated once into secrets.json
+# by write-env.mjs, by the first install or the upgrade from a version without it, and kept after. Only
+# the run that generates it prints it; a later one says where it is.
+SITES_NEW=1
+if [ -f "$DATA_DIR/secrets.json" ] && grep -q '"DASHBOARD_SITES_PASSWORD"' "$DATA_DIR/secrets.json"; then
+  SITES_NEW=0
+fi
 say "secrets ($DATA_DIR) and environment ($ETC)"
 install -d -m 0755 "$ETC"
 if [ -n "$MQTT_URL" ]; then
@@ -293,6 +300,11 @@ fi
 ADMIN=
 if [ "$FIRST_INSTALL" = 1 ] && [ -f "$ETC/controller.first-start.env" ]; then
   ADMIN=$(sed -n 's/^ADMIN_PASSWORD=//p' "$ETC/controller.first-start.env")
+fi
+# The dashboard unit reads it from dashboard.env (0600, root's), as DASHBOARD_SITES_AUTH=sites:PASSWORD.
+SITES=
+if [ "$SITES_NEW" = 1 ] && [ -f "$ETC/dashboard.env" ]; then
+  SITES=$(sed -n 's/^DASHBOARD_SITES_AUTH=sites://p' "$ETC/dashboard.env")
 fi
 if [ -n "$DATABASE_URL" ] && ! grep -q '^DATABASE_URL=' "$ETC/outpost.env"; then
   echo "DATABASE_URL=$DATABASE_URL" >> "$ETC/outpost.env"
@@ -352,4 +364,14 @@ case " $SERVICES " in
       say "done. Controller login: admin, with the password you set (this install did not make it)"
     fi ;;
   *) say "done: $SERVICES" ;;
+esac
+# Off loopback the dashboard shows the generator sites only with this login (README, "Dashboard generator
+# sites"); the simulator fleet stays public.
+case " $SERVICES " in
+  *" dashboard "*)
+    if [ -n "$SITES" ]; then
+      say "Dashboard generator sites login: sites / $SITES (shown once; kept in $DATA_DIR/secrets.json, which only root reads)"
+    else
+      say "Dashboard generator sites login: sites, with the password kept in $DATA_DIR/secrets.json (DASHBOARD_SITES_PASSWORD, root only)"
+    fi ;;
 esac

@@ -6,13 +6,16 @@
  *  - a status the operation documents;
  *  - a content type the document gives for that status, and a body its schema accepts (ajv).
  * An unsupported method must get 405 with an Allow header naming the documented methods, and a JSON
- * body that does not parse an answer the document gives.
+ * body that does not parse an answer the document gives. Where the test says an operation states its
+ * rules, a request the document allows is never refused with 400 or 422; and a path no template
+ * matches answers 404 with the documented error body (conformance-routes.ts).
  */
 import { request as httpRequest } from 'node:http';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { FUZZ_SEED, type JsonSchema, type Resolver, validValue } from './arbitraries.js';
+import { unknownRoutes } from './conformance-routes.js';
 import { type Operation, operations } from './rest.js';
 
 export interface ConformanceAnswer {
@@ -170,6 +173,15 @@ export interface ConformanceOptions {
   allowed5xx?: Record<string, { status: number; detail: string }>;
   /** Operations left out of the generated requests (ones that end the session or the service). */
   skip?: string[];
+  /**
+   * Operations (or 'all') whose requests the document allows must never be refused for their input
+   * (400 or 422): every rule the server applies to them is one the document states, so a client
+   * generated from it is not refused for a body its schema accepts. Sent in a row, so a rule checked
+   * against what an earlier request stored is met too.
+   */
+  statesItsRules?: string[] | 'all';
+  /** Concrete paths no template matches, beside the one below each /api path (forwarded prefixes). */
+  unknownPaths?: string[];
 }
 
 export interface ConformanceReport {
@@ -194,9 +206,11 @@ export async function conformancePass(
   const failures: string[] = [];
   let cases = 0;
 
+  const labelOf = (op: Operation, req: ConformanceRequest, res: ConformanceAnswer, what: string) =>
+    `${op.key} (${what}): ${req.method} ${req.path} body=${JSON.stringify(req.body ?? '').slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`;
   const check = (op: Operation, req: ConformanceRequest, res: ConformanceAnswer, what: string) => {
     cases++;
-    const label = `${op.key} (${what}): ${req.method} ${req.path} body=${JSON.stringify(req.body ?? '').slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`;
+    const label = labelOf(op, req, res, what);
     const allowed = opts.allowed5xx?.[op.key];
     if (res.status >= 500) {
       if (!(allowed && allowed.status === res.status && res.text.includes(allowed.detail)))
@@ -284,7 +298,39 @@ export async function conformancePass(
     const built = fc.sample(requestArb(op, resolve), { numRuns: perOp, seed: FUZZ_SEED });
     for (const b of built) check(b.op, b.req, await send(b.req), b.what);
   }
+  // Requests the document allows, unchanged: never a 400 or 422 where the operation states its rules.
+  const stated = new Set(opts.statesItsRules === 'all' ? tried.map((o) => o.key) : (opts.statesItsRules ?? []));
+  for (const op of tried.filter((o) => stated.has(o.key))) {
+    const accepts = op.body ? documentedBodyCheck(doc, op.method, op.path) : () => true;
+    const built = fc.sample(allowedRequestArb(op, resolve), { numRuns: perOp, seed: FUZZ_SEED });
+    for (const req of built) {
+      // The generator knows most of JSON Schema, not all of it: what the document refuses is not sent.
+      if (req.body !== undefined && !accepts(JSON.parse(req.body))) continue;
+      const res = await send(req);
+      check(op, req, res, 'allowed by the document');
+      if (res.status === 400 || res.status === 422)
+        failures.push(`refused a request the document allows: ${labelOf(op, req, res, 'allowed')}`);
+    }
+  }
+  const unknown = await unknownRoutes(doc, send, opts.unknownPaths);
+  cases += unknown.cases;
+  failures.push(...unknown.failures.map((f) => `unknown route: ${f}`));
   return { cases, failures };
+}
+
+/** A request the document allows: valid parameters and body, nothing changed. */
+function allowedRequestArb(op: Operation, resolve: Resolver): fc.Arbitrary<ConformanceRequest> {
+  const params = [...op.pathParams, ...op.queryParams];
+  const paramArb = fc.tuple(...params.map((p) => validValue(p.schema, resolve)));
+  const bodyArb = op.body ? validValue(op.body, resolve) : fc.constant(undefined);
+  return fc.tuple(paramArb, bodyArb).map(
+    ([vals, body]): ConformanceRequest => ({
+      method: op.method,
+      path: fillPath(op, vals),
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
 }
 
 /**

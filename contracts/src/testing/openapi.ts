@@ -5,3 +5,4 @@
 export * from './openapi-client.js';
 export * from './openapi-lint.js';
 export * from './conformance.js';
+export * from './conformance-routes.js';

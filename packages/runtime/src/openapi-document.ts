@@ -21,6 +21,9 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ERROR_REF } },
 });
 
+const UNKNOWN_PATHS =
+  'An unknown path answers 404, and a method a path does not have 405 with `Allow`; both with the `Error` body, whose `detail` names the method and path sent (`Not found: GET /api/...`).';
+
 /** `getApiGeneratorState` from GET /api/generator/state; `{id}` becomes `ById`. */
 export function operationIdFor(method: string, path: string): string {
   const words = path
@@ -102,7 +105,8 @@ export interface DocumentSecurity {
  * - an `operationId` for every operation, and a `summary` where a route gave only a description;
  * - the answers the shared gateway gives for any route: 400 (malformed JSON) and 413 (body too large)
  *   where there is a body, 422 where there is a parameter or a body to validate;
- * - `nullable` always beside a `type`.
+ * - `nullable` always beside a `type`;
+ * - in `info.description`, what an unknown path or method answers, and the `Error` schema it uses.
  */
 export function completeDocument(doc: Json, security?: DocumentSecurity): Json {
   doc.servers ??= [{ url: '/', description: 'The host that serves this document' }];
@@ -114,7 +118,10 @@ export function completeDocument(doc: Json, security?: DocumentSecurity): Json {
       for (const method of METHODS) if (doc.paths?.[path]?.[method]) doc.paths[path][method].security = [];
     }
   }
-  let needsError = false;
+  // What the shared gateway answers off the documented routes (app.ts, notFound), with the same body.
+  doc.info ??= {};
+  if (!String(doc.info.description ?? '').includes(UNKNOWN_PATHS))
+    doc.info.description = [doc.info.description, UNKNOWN_PATHS].filter(Boolean).join('\n\n');
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method];
@@ -128,7 +135,6 @@ export function completeDocument(doc: Json, security?: DocumentSecurity): Json {
       const add = (status: string, description: string) => {
         if (op.responses[status]) return;
         op.responses[status] = errorResponse(description);
-        needsError = true;
       };
       if (hasBody) {
         add('400', 'Malformed JSON in the request body');
@@ -137,11 +143,9 @@ export function completeDocument(doc: Json, security?: DocumentSecurity): Json {
       if (hasBody || hasParams) add('422', 'Invalid input; detail names each field');
     }
   }
-  if (needsError) {
-    doc.components ??= {};
-    doc.components.schemas ??= {};
-    doc.components.schemas.Error ??= ERROR_SCHEMA;
-  }
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  doc.components.schemas.Error ??= ERROR_SCHEMA;
   fixNullable(doc.paths);
   fixNullable(doc.components);
   return doc;

@@ -1,3 +1,4 @@
+import { generator } from '@outpost/contracts';
 import type { Clock } from './clock.js';
 import { TimerSlot } from './clock.js';
 import { DomainError } from './errors.js';
@@ -125,7 +126,7 @@ export class ScheduleRunner {
       ex?.until_battery_full
         ? {
             full_soc: ex.battery_full_soc,
-            max_minutes: Math.max(ex.max_duration_minutes, ex.duration_minutes),
+            max_minutes: generator.exerciseRunCap(ex),
           }
         : null,
     );

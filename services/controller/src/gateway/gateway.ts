@@ -10,7 +10,7 @@ import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';
 import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
 import { authRoutes } from './routes-auth.js';
 import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
-import { declareBearer } from './openapi-security.js';
+import { declareBearer, declareRateLimit } from './openapi-security.js';
 import { conditionsRoutes } from './routes-conditions.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
@@ -111,7 +111,10 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
     logger: opts.logger,
     title: 'Outpost controller',
     description:
-      'Generator control: state, start/stop, arming, overrides, runtime limits, schedules, webhooks.',
+      'Generator control: state, start/stop, arming, overrides, runtime limits, schedules, webhooks.\n\n' +
+      'The gateway checks each request in this order: the allowlist (403), the per-client /api limit (429), ' +
+      'the bearer token (401), the route and method (404, 405), the limit on password attempts (429, a POST ' +
+      'to /api/auth/login or /api/auth/password), then the body (400, 413, 422).',
     health: opts.health,
     // The console and operators send their bearer token; a stranger learns only that it is up.
     healthDetail: async (c) => {
@@ -163,6 +166,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   );
   mount(audit);
   declareBearer(app, 'bearer', (path) => path.startsWith('/api/') && !isPublic(path));
+  declareRateLimit(app, (path) => path.startsWith('/api/'));
   // The console's built files (web/dist) at /, after the API so no file can shadow a route.
   mountWebConsole(app, { dir: WEB_DIR });
   return app;

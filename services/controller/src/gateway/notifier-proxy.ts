@@ -83,6 +83,8 @@ export function notifierProxy(opts: NotifierProxyOptions) {
       opts.logger.warn({ path: src.pathname, err: e.message }, 'notifier unreachable');
       return json(502, 'The notifier is unavailable');
     }
+    // Asked with OPTIONS in the client's stead: the answer is told in the client's method, as the
+    // controller's own routes tell it (runtime app.ts, notFound), never the OPTIONS it did not send.
     if (method !== req.method && res.status === 405) {
       await res.body?.cancel();
       const allow = res.headers.get('allow') ?? '';
@@ -90,6 +92,10 @@ export function notifierProxy(opts: NotifierProxyOptions) {
         status: 405,
         headers: { 'content-type': 'application/json', allow },
       });
+    }
+    if (method !== req.method && res.status === 404) {
+      await res.body?.cancel();
+      return json(404, `Not found: ${req.method} ${src.pathname}`);
     }
     const out = new Headers();
     for (const name of PASS_RESPONSE) {

@@ -59,7 +59,7 @@ export function maintenanceRoutes(svc: ControllerService) {
       tags,
       summary: 'Change name, intervals or lead times; the notices of this cycle start afresh',
       description:
-        'An item keeps at least one interval: a body clearing both is refused (422), and so is one clearing the only interval the item has.',
+        'An item keeps at least one interval. The body alone says whether it does: an interval may be cleared (null) only beside a number for the other, so a body the schema allows is never refused for what the stored item holds.',
       request: { params: health.MaintenanceIdParam, ...body(health.MaintenanceItemUpdate) },
       responses: { 200: json(health.MaintenanceItem), ...errorResponses([400, 401, 404, 422]) },
     }),

@@ -126,11 +126,6 @@ export function scheduleRoutes(svc: ControllerService) {
       const patch = c.req.valid('json');
       const current = (await svc.schedules.exerciseRow()) ?? { ...EXERCISE_DEFAULTS, next_exercise_at: null };
       const next = { ...current, ...patch };
-      if (generator.exerciseMaxTooShort(next))
-        throw new HttpError(
-          422,
-          `max_duration_minutes: ${next.max_duration_minutes} is shorter than duration_minutes (${next.duration_minutes})`,
-        );
       const timingChanged =
         patch.start_time !== undefined || patch.frequency_days !== undefined || patch.enabled === true;
       const nextAt =

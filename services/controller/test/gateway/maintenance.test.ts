@@ -117,6 +117,7 @@ describe('maintenance items', () => {
     ).body;
     const put = await t.request('PUT', `/api/maintenance/items/${id}`, { interval_months: null });
     expect(put.status).toBe(422);
+    expect(put.body.detail).toContain('clearing one interval needs the other in the same body');
     expect((await t.request('PUT', `/api/maintenance/items/${id}`, { lead_days: 30 })).body.lead_days).toBe(
       30,
     );

@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { httpTarget, unknownRoutes } from '@outpost/contracts/testing/openapi';
+import { createApp, serveApp } from '@outpost/runtime';
 import { jwtVerify } from 'jose';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +131,30 @@ describe('notifier forwarding', () => {
     const down = await t.request('GET', '/api/notifications/channels');
     expect(down.status).toBe(502);
     expect(down.body).toEqual({ detail: 'The notifier is unavailable' });
+  });
+
+  it('an unknown forwarded route answers 404 with the error body naming the method sent, TRACE too', async () => {
+    // The notifier's unknown-route answer is the shared gateway's (runtime createApp): its own app here.
+    const backend = createApp({ service: 'notifier', version: '0.0.0-test', logger });
+    backend.get('/api/notifications/channels', (c) => c.json([]));
+    const notifierServer = await serveApp(backend, { port: 0, host: '127.0.0.1', tls: null });
+    t = await testApp(database, {
+      gateway: { notifier: notifierProxy({ url: notifierServer.url, apiSecret: NOTIFIER_KEY, logger }) },
+    });
+    const server = await serveApp(t.app, { port: 0, host: '127.0.0.1', tls: null });
+    try {
+      const doc = (await (await t.app.request('/api/openapi.json')).json()) as Record<string, unknown>;
+      const report = await unknownRoutes(
+        { ...doc, paths: {} },
+        httpTarget(server.url, { authorization: `Bearer ${t.token}` }),
+        ['/api/notifications/no-such-route', '/api/system-notifications/generator_started/no-such-route'],
+      );
+      expect(report.failures).toEqual([]);
+      expect(report.cases).toBe(14);
+    } finally {
+      await server.close();
+      await notifierServer.close();
+    }
   });
 
   it('answers 503 when NOTIFIER_URL is not set', async () => {

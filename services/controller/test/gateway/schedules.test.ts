@@ -181,7 +181,7 @@ describe('/api/exercise', () => {
     });
   });
 
-  it('until_battery_full: stored with its full value and maximum; a bad value is refused with 422 and changes nothing', async () => {
+  it('until_battery_full: stored with its full value and maximum; a value off its schema is refused with 422 and changes nothing', async () => {
     t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
     const initial = (await t.request('GET', '/api/exercise')).body;
     // The spec's defaults stay as they were; the option is off by default.
@@ -214,10 +214,6 @@ describe('/api/exercise', () => {
       { until_battery_full: 'yes' },
       { max_duration_minutes: 1441 },
       { max_duration_minutes: 90.5 },
-      // The maximum may not be shorter than the duration, checked on the merged settings.
-      { max_duration_minutes: 10 },
-      { duration_minutes: 200 },
-      { duration_minutes: 30, max_duration_minutes: 20 },
     ]) {
       const res = await t.request('PUT', '/api/exercise', bad);
       expect(res.status, JSON.stringify(bad)).toBe(422);
@@ -228,6 +224,17 @@ describe('/api/exercise', () => {
       max_duration_minutes: 300,
     });
     expect(longer.body).toMatchObject({ duration_minutes: 200, max_duration_minutes: 300 });
+    // Each field within its schema is taken whatever the other holds (the document states no rule
+    // between them): a maximum below the duration is stored as sent and counts as the duration.
+    for (const body of [
+      { max_duration_minutes: 10 },
+      { duration_minutes: 400 },
+      { duration_minutes: 30, max_duration_minutes: 20 },
+    ]) {
+      const res = await t.request('PUT', '/api/exercise', body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.body, JSON.stringify(body)).toMatchObject(body);
+    }
   });
 
   it('an exercise with until_battery_full runs on past its duration until the REST soc source reports full', async () => {
@@ -266,6 +273,45 @@ describe('/api/exercise', () => {
       trigger_type: 'exercise',
       stop_reason: 'exercise_end',
       duration_seconds: 20 * 60,
+    });
+  });
+
+  it('a maximum below the duration is taken and counts as the duration: the run ends at its duration, not before', async () => {
+    t = await app(new ManualClock(Date.UTC(2026, 2, 9, 13, 59)));
+    await t.request('PUT', '/api/conditions/config', {
+      sources: { soc: { type: 'rest', stale_after_seconds: 600 } },
+    });
+    const put = await t.request('PUT', '/api/exercise', {
+      enabled: true,
+      frequency_days: 7,
+      start_time: '10:00',
+      duration_minutes: 15,
+      until_battery_full: true,
+      battery_full_soc: 100,
+      max_duration_minutes: 10,
+    });
+    expect(put.status).toBe(200);
+    await t.request('POST', '/api/generator/arm');
+    const soc = (value: number) => t.request('PUT', '/api/conditions/sources/soc/value', { value });
+    await soc(70);
+    t.clock.advance(MIN);
+    await waitFor(() => t.svc.controller.view().running);
+    for (let m = 0; m < 10; m += 5) {
+      await soc(80);
+      t.clock.advance(5 * MIN);
+    }
+    await soc(80);
+    t.clock.advance(MIN);
+    // 11 minutes in, past the maximum given: still running, since the run never ends before its duration.
+    expect(t.svc.controller.view()).toMatchObject({ running: true, trigger: 'exercise' });
+    t.clock.advance(4 * MIN);
+    await waitFor(() => !t.svc.controller.view().running);
+    await waitFor(
+      async () => (await t.request('GET', '/api/generator/history')).body[0]?.stop_reason !== null,
+    );
+    expect((await t.request('GET', '/api/generator/history')).body[0]).toMatchObject({
+      stop_reason: 'exercise_end',
+      duration_seconds: 15 * 60,
     });
   });
 
