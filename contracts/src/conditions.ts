@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UnixSeconds } from './common.js';
 import { CONDITION_NAMES } from './names.js';
+import { ORDERED_KEYWORD, type OrderedPair, unorderedPairs } from './ordered.js';
 
 /**
  * Start conditions: measured values (state of charge, battery voltage and current, AC load and two
@@ -48,16 +49,19 @@ export const SOURCE_UNITS: Record<SourceName, string | null> = {
 export const BrokerUrl = z
   .string()
   .max(500)
-  .refine((u) => /^(mqtts?|wss?):\/\/[^/\s]+/.test(u), 'an mqtt://, mqtts://, ws:// or wss:// URL')
+  .regex(/^(mqtts?|wss?):\/\/[^/\s]+/, 'an mqtt://, mqtts://, ws:// or wss:// URL')
   .optional();
 
-const Seconds = (max: number) => z.number().int().min(0).max(max);
-const StaleAfter = Seconds(86_400).min(1).default(300);
-const Scale = z
+/** A factor other than 0 (`not` tells a client what the refinement alone would not). */
+const NonZero = z
   .number()
   .finite()
   .refine((v) => v !== 0, 'must not be 0')
-  .default(1);
+  .meta({ not: { enum: [0] } });
+
+const Seconds = (max: number) => z.number().int().min(0).max(max);
+const StaleAfter = Seconds(86_400).min(1).default(300);
+const Scale = NonZero.default(1);
 
 /** A JSON path into the payload, dot-separated keys and array indexes (`value`, `data.0.soc`). */
 export const JsonPath = z
@@ -75,10 +79,9 @@ export const SourceTopic = z
   .string()
   .min(1)
   .max(256)
-  .refine(
-    (t) => !t.includes('+') && !t.includes('#') && !t.includes(String.fromCharCode(0)),
-    'no wildcards (+ #) in a source topic',
-  );
+  // No wildcard and no NUL: a pattern, so the document says it too.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters a topic must not carry
+  .regex(/^[^+#\u0000]*$/, 'no wildcards (+ #) in a source topic');
 
 /** A plain MQTT topic: the payload is a number (or on/off/true/false), or JSON with a path to one. */
 export const PlainSource = z
@@ -121,11 +124,7 @@ export const VictronSource = z
      */
     vebus_instance: z.number().int().min(0).max(9999).nullable().default(null),
     /** Omitted: 1, except the battery current, where Venus OS counts discharge negative (-1). */
-    scale: z
-      .number()
-      .finite()
-      .refine((v) => v !== 0, 'must not be 0')
-      .optional(),
+    scale: NonZero.optional(),
     stale_after_seconds: StaleAfter,
   })
   .strict();
@@ -180,6 +179,34 @@ export const ConditionConfig = z
   .strict();
 export type ConditionConfig = z.infer<typeof ConditionConfig>;
 
+/**
+ * The hysteresis as ordered pairs (ordered.ts): the stop value on the far side of the start value,
+ * and in quiet hours the quiet values, each falling back to the ordinary one when null. `below`
+ * conditions stop above their start value, `above` ones below it.
+ */
+const ORDINARY = { start: ['start_value'], stop: ['stop_value'] };
+const QUIET = { start: ['quiet_start_value', 'start_value'], stop: ['quiet_stop_value', 'stop_value'] };
+export const HYSTERESIS: Record<'below' | 'above', OrderedPair[]> = {
+  below: [ORDINARY, QUIET].map((p) => ({ lower: p.start, higher: p.stop })),
+  above: [ORDINARY, QUIET].map((p) => ({ lower: p.stop, higher: p.start })),
+};
+
+/** A condition as the document gives it under its name, with its direction's hysteresis. */
+const NamedCondition = (name: ConditionName) =>
+  ConditionConfig.meta({ [ORDERED_KEYWORD]: HYSTERESIS[CONDITION_DIRECTION[name]] }).optional();
+
+/** The conditions by name, each optional. */
+const Conditions = z
+  .object({
+    soc: NamedCondition('soc'),
+    battery_voltage: NamedCondition('battery_voltage'),
+    battery_current: NamedCondition('battery_current'),
+    ac_load: NamedCondition('ac_load'),
+    high_temperature: NamedCondition('high_temperature'),
+    overload: NamedCondition('overload'),
+  } satisfies Record<ConditionName, unknown>)
+  .strict();
+
 const HhMm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour');
 
 export const QuietHours = z
@@ -187,10 +214,47 @@ export const QuietHours = z
   .strict();
 export type QuietHours = z.infer<typeof QuietHours>;
 
+/** `{ required: [key], properties: { key: schema } }`: the object has `key`, and it meets `schema`. */
+const holds = (key: string, schema: object) => ({ required: [key], properties: { [key]: schema } });
+
+/**
+ * The configurations the refinement below refuses, as JSON Schema says them (the document's `not`):
+ * an enabled condition without its source, an inverter warning read from a GX without the inverter's
+ * instance (null or left out), keep_off_while_grid without a grid source.
+ */
+const REFUSED_SHAPES = [
+  ...CONDITION_NAMES.map((name) => ({
+    required: ['conditions'],
+    properties: {
+      conditions: holds(name, holds('enabled', { type: 'boolean', enum: [true] })),
+      sources: { not: { required: [name] } },
+    },
+  })),
+  ...(['high_temperature', 'overload'] as const).map((name) =>
+    holds(
+      'sources',
+      holds(name, {
+        required: ['type'],
+        properties: {
+          type: { type: 'string', enum: ['victron_gx'] },
+          vebus_instance: { nullable: true, enum: [null] },
+        },
+      }),
+    ),
+  ),
+  {
+    required: ['keep_off_while_grid'],
+    properties: {
+      keep_off_while_grid: { type: 'boolean', enum: [true] },
+      sources: { not: { required: ['grid'] } },
+    },
+  },
+];
+
 /** The whole configuration, GET and PUT /api/conditions/config. */
 export const ConditionsConfig = z
   .object({
-    conditions: z.partialRecord(ConditionName, ConditionConfig).default({}),
+    conditions: Conditions.default({}),
     sources: z.partialRecord(SourceName, SourceConfig).default({}),
     /** Keep the generator off (and stop a run a condition started) while the grid source is present. */
     keep_off_while_grid: z.boolean().default(false),
@@ -204,22 +268,14 @@ export const ConditionsConfig = z
       const c = cfg.conditions[name];
       if (!c) continue;
       const below = CONDITION_DIRECTION[name] === 'below';
-      const pairs: [number, number, string][] = [[c.start_value, c.stop_value, 'stop_value']];
-      if (c.quiet_start_value !== null || c.quiet_stop_value !== null) {
-        pairs.push([
-          c.quiet_start_value ?? c.start_value,
-          c.quiet_stop_value ?? c.stop_value,
-          'quiet_stop_value',
-        ]);
-      }
-      for (const [start, stop, field] of pairs) {
-        if (below ? stop <= start : stop >= start) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['conditions', name, field],
-            message: `must be ${below ? 'above' : 'below'} the start value (hysteresis)`,
-          });
-        }
+      // The same pairs the document states: blamed on the stop value (ordinary or quiet) of the pair.
+      for (const pair of unorderedPairs(c, HYSTERESIS[CONDITION_DIRECTION[name]])) {
+        const field = (below ? pair.higher : pair.lower)[0] as string;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['conditions', name, field],
+          message: `must be ${below ? 'above' : 'below'} the start value (hysteresis)`,
+        });
       }
       if (c.enabled && !cfg.sources[name]) {
         ctx.addIssue({
@@ -246,7 +302,8 @@ export const ConditionsConfig = z
         message: 'keep_off_while_grid needs a grid source',
       });
     }
-  });
+  })
+  .meta({ not: { anyOf: REFUSED_SHAPES } });
 export type ConditionsConfig = z.infer<typeof ConditionsConfig>;
 export type ConditionsConfigInput = z.input<typeof ConditionsConfig>;
 

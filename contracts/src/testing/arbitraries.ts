@@ -8,6 +8,7 @@
  * replays another seed; fast-check prints seed and path of a failure so it reproduces exactly.
  */
 import fc from 'fast-check';
+import { ORDERED_KEYWORD, type OrderedPair, unorderedPairs } from '../ordered.js';
 
 const envRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10);
 /** FUZZ_RUNS when set (and positive). */
@@ -71,6 +72,10 @@ export function resolverFor(root: unknown): Resolver {
  */
 export const LOOPBACK_HTTP = 'http://127.0.0.1:9/fuzz';
 export const LOOPBACK_NOTIFIER = 'json://127.0.0.1:9/fuzz';
+/** Loopback URLs with a closed port for a pattern that names its own schemes (a broker: mqtt://). */
+const LOOPBACK_OTHER = ['mqtt', 'mqtts', 'ws', 'wss', 'https'].map(
+  (scheme) => `${scheme}://127.0.0.1:9/fuzz`,
+);
 const HOSTISH = /(^|_)(host|server|ip|address|addr)s?($|_)/i;
 const unschemed = (s: string) => s.replaceAll('://', ':/');
 
@@ -114,7 +119,12 @@ function validString(s: JsonSchema, name: string): fc.Arbitrary<string> {
   const max = s.maxLength ?? Math.max(min + 24, 24);
   const pattern = s.pattern ?? '';
   if (s.format === 'uri' || s.format === 'url' || pattern.includes(':\\/\\/') || pattern.includes('://')) {
-    return fc.constant(s.format ? LOOPBACK_HTTP : LOOPBACK_NOTIFIER);
+    if (s.format) return fc.constant(LOOPBACK_HTTP);
+    const re = new RegExp(pattern);
+    const fits = [LOOPBACK_HTTP, ...LOOPBACK_OTHER].filter((u) => re.test(u));
+    return re.test(LOOPBACK_NOTIFIER) || fits.length === 0
+      ? fc.constant(LOOPBACK_NOTIFIER)
+      : fc.constantFrom(...fits);
   }
   if (pattern.includes('25[0-5]')) return fc.integer({ min: 1, max: 254 }).map((n) => `127.0.0.${n}`);
   if (s.format === 'email') return fc.constant('fuzz@localhost');
@@ -213,7 +223,12 @@ function validObject(s: JsonSchema, resolve: Resolver, depth: number): fc.Arbitr
   const fields = Object.fromEntries(
     Object.entries(props).map(([k, v]) => [k, validValue(v, resolve, k, depth + 1)]),
   );
-  const known = fc.record(fields, { requiredKeys: (s.required ?? []).filter((k) => k in props) });
+  const record = fc.record(fields, { requiredKeys: (s.required ?? []).filter((k) => k in props) });
+  // Fields in an order the schema states beside it (ordered.ts): values that keep it.
+  const order = (s as { [ORDERED_KEYWORD]?: OrderedPair[] })[ORDERED_KEYWORD];
+  const known = order
+    ? record.filter((v) => unorderedPairs(v as Record<string, unknown>, order).length === 0)
+    : record;
   const extra = s.additionalProperties;
   if (!extra || extra === true || Object.keys(props).length > 0) return known;
   return fc

@@ -14,6 +14,7 @@ import { request as httpRequest } from 'node:http';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { ORDERED_KEYWORD, type OrderedPair, unorderedPairs } from '../ordered.js';
 import { FUZZ_SEED, type JsonSchema, type Resolver, validValue } from './arbitraries.js';
 import { unknownRoutes } from './conformance-routes.js';
 import { type Operation, operations } from './rest.js';
@@ -180,6 +181,13 @@ export interface ConformanceOptions {
    * against what an earlier request stored is met too.
    */
   statesItsRules?: string[] | 'all';
+  /**
+   * Rules of such an operation that hang on what the service finds outside the request (a device on
+   * a broker), so no schema can state them: each gives words of the operation's description that
+   * state it (the pass fails without them) and the bodies it may refuse, which are then not sent as
+   * ones the document allows.
+   */
+  outsideRules?: Record<string, Array<{ stated: string; applies: (body: unknown) => boolean }>>;
   /** Concrete paths no template matches, beside the one below each /api path (forwarded prefixes). */
   unknownPaths?: string[];
 }
@@ -199,8 +207,7 @@ export async function conformancePass(
   opts: ConformanceOptions,
 ): Promise<ConformanceReport> {
   const { ops, resolve } = operations(doc);
-  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
-  addFormats.default(ajv);
+  const ajv = documentAjv();
   const components = toJsonSchema(doc.components ?? {});
   const validators = new Map<string, ValidateFunction>();
   const failures: string[] = [];
@@ -299,18 +306,29 @@ export async function conformancePass(
     for (const b of built) check(b.op, b.req, await send(b.req), b.what);
   }
   // Requests the document allows, unchanged: never a 400 or 422 where the operation states its rules.
-  const stated = new Set(opts.statesItsRules === 'all' ? tried.map((o) => o.key) : (opts.statesItsRules ?? []));
+  const stated = new Set(
+    opts.statesItsRules === 'all' ? tried.map((o) => o.key) : (opts.statesItsRules ?? []),
+  );
   for (const op of tried.filter((o) => stated.has(o.key))) {
     const accepts = op.body ? documentedBodyCheck(doc, op.method, op.path) : () => true;
+    const outside = opts.outsideRules?.[op.key] ?? [];
+    const description = String(doc.paths[op.path][op.method.toLowerCase()].description ?? '');
+    for (const rule of outside.filter((r) => !description.includes(r.stated)))
+      failures.push(`${op.key}: its description does not state "${rule.stated}"`);
     const built = fc.sample(allowedRequestArb(op, resolve), { numRuns: perOp, seed: FUZZ_SEED });
+    let sent = 0;
     for (const req of built) {
       // The generator knows most of JSON Schema, not all of it: what the document refuses is not sent.
-      if (req.body !== undefined && !accepts(JSON.parse(req.body))) continue;
+      const body = req.body === undefined ? undefined : JSON.parse(req.body);
+      if (body !== undefined && (!accepts(body) || outside.some((r) => r.applies(body)))) continue;
+      sent++;
       const res = await send(req);
       check(op, req, res, 'allowed by the document');
       if (res.status === 400 || res.status === 422)
         failures.push(`refused a request the document allows: ${labelOf(op, req, res, 'allowed')}`);
     }
+    // A pass that sent nothing would hold whatever the server refuses.
+    if (sent === 0) failures.push(`${op.key}: none of ${built.length} generated requests met the document`);
   }
   const unknown = await unknownRoutes(doc, send, opts.unknownPaths);
   cases += unknown.cases;
@@ -341,11 +359,24 @@ function allowedRequestArb(op: Operation, resolve: Resolver): fc.Arbitrary<Confo
 export function documentedBodyCheck(doc: Json, method: string, path: string): (body: unknown) => boolean {
   const schema = doc.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.schema;
   if (!schema) throw new Error(`${method} ${path} documents no JSON body`);
-  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
-  addFormats.default(ajv);
+  const ajv = documentAjv();
   const validate = ajv.compile({
     components: toJsonSchema(doc.components ?? {}),
     allOf: [toJsonSchema(schema)],
   });
   return (body) => validate(body) === true;
+}
+
+/** The validator documents are judged with: formats, and an order between fields (ordered.ts). */
+function documentAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
+  addFormats.default(ajv);
+  ajv.addKeyword({
+    keyword: ORDERED_KEYWORD,
+    type: 'object',
+    schemaType: 'array',
+    validate: (pairs: OrderedPair[], data: Record<string, unknown>) =>
+      unorderedPairs(data, pairs).length === 0,
+  });
+  return ajv;
 }

@@ -44,6 +44,15 @@ const CONFIG_DESCRIPTION = [
   '(listed); otherwise the one found is stored. `victron_gx` `scale` omitted is 1, or -1 for',
   '`battery_current` (Venus OS counts discharge negative); an explicit `scale` replaces that -1 and is not',
   'multiplied with it.',
+  '',
+  'Rules between fields, refused with 422 naming the field and stated in the schema: an enabled',
+  'condition needs its source; the `high_temperature` and `overload` sources of type `victron_gx` need',
+  "`vebus_instance`; `keep_off_while_grid` needs a `grid` source (the schema's `not`). The hysteresis,",
+  'which JSON Schema cannot compare: the stop value lies strictly on the far side of the start value,',
+  'above it for `soc` and `battery_voltage` and below it for the others, and so does `quiet_stop_value`',
+  'from `quiet_start_value` when either is given, a null one counting as its ordinary value. Each',
+  "condition's schema states this as `x-outpost-ordered`: pairs of fields whose `lower` side (the first",
+  'of its fields that is not null) must be below the `higher` side.',
 ].join('\n');
 
 /** A broker URL's password as GET shows it. */
