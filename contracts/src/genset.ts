@@ -120,39 +120,47 @@ export const GensetAlarms = z
   .strict();
 export type GensetAlarms = z.infer<typeof GensetAlarms>;
 
-export const GensetState = z
-  .object({
-    /** The register preset the reader speaks. */
-    protocol: z.literal('dse_gencomm'),
-    transport: z.enum(['tcp', 'rtu']),
-    /** The last poll got answers. */
-    reachable: z.boolean(),
-    /** No answer for longer than the stale time: every value below is null. */
-    stale: z.boolean(),
-    fault: GensetFault.nullable(),
-    warnings: z.array(GensetWarning).max(8),
-    identity: GensetIdentity,
-    mode: GensetMode.nullable(),
-    engine_state: GensetEngineState.nullable(),
-    /** From the engine state, or from the engine speed where the module lacks register 1408. */
-    running: z.boolean().nullable(),
-    running_source: z.enum(['status', 'rpm']).nullable(),
-    instruments: GensetInstruments,
-    accumulated: GensetAccumulated,
-    alarms: GensetAlarms,
-    /** When the module last answered a whole poll (Unix seconds); null: never since start. */
-    last_read_at: UnixSeconds.nullable(),
-    updated_at: UpdatedAt,
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    // Silence is not "stopped": a stale message cannot say whether the engine runs or what mode it is in.
-    if (s.stale && (s.running !== null || s.mode !== null || s.engine_state !== null)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['stale'],
-        message: 'a stale message carries no running, mode or engine state',
-      });
-    }
-  });
+const stateFields = {
+  /** The register preset the reader speaks. */
+  protocol: z.literal('dse_gencomm'),
+  transport: z.enum(['tcp', 'rtu']),
+  /** The last poll got answers. */
+  reachable: z.boolean(),
+  fault: GensetFault.nullable(),
+  warnings: z.array(GensetWarning).max(8),
+  identity: GensetIdentity,
+  running_source: z.enum(['status', 'rpm']).nullable(),
+  instruments: GensetInstruments,
+  accumulated: GensetAccumulated,
+  alarms: GensetAlarms,
+  /** When the module last answered a whole poll (Unix seconds); null: never since start. */
+  last_read_at: UnixSeconds.nullable(),
+  updated_at: UpdatedAt,
+};
+
+/**
+ * `stale`: no answer for longer than the stale time, and every value is null. Silence is not
+ * "stopped", so a stale message cannot carry a running flag, a mode or an engine state.
+ */
+export const GensetState = z.discriminatedUnion('stale', [
+  z
+    .object({
+      ...stateFields,
+      stale: z.literal(false),
+      mode: GensetMode.nullable(),
+      engine_state: GensetEngineState.nullable(),
+      /** From the engine state, or from the engine speed where the module lacks register 1408. */
+      running: z.boolean().nullable(),
+    })
+    .strict(),
+  z
+    .object({
+      ...stateFields,
+      stale: z.literal(true),
+      mode: z.null(),
+      engine_state: z.null(),
+      running: z.null(),
+    })
+    .strict(),
+]);
 export type GensetState = z.infer<typeof GensetState>;

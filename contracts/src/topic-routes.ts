@@ -147,7 +147,7 @@ export const ROUTES = {
   relaynodeGenset: route('relaynode/{id}/genset', {
     retain: true,
     publish: [own('relaynode')],
-    subscribe: [any('controller'), any('dashboard')],
+    subscribe: [any('controller')],
   }),
   /** The controller asks a relay node or the notifier; the service answers on `response`. */
   request: route('{svc}/{id}/request/{verb}', {

@@ -96,18 +96,26 @@ export class GensetPoller {
   /** The message as of now. */
   state(): genset.GensetState {
     const now = this.o.clock.now();
-    const reading = this.stale || !this.reading ? UNKNOWN : this.reading;
-    return {
-      protocol: 'dse_gencomm',
+    const common = {
+      protocol: 'dse_gencomm' as const,
       transport: this.o.settings.transport,
       reachable: this.fault === null && this.lastOkAt !== null,
-      stale: this.stale,
       fault: this.fault,
-      warnings: this.stale ? ['genset_unreachable'] : [],
-      ...structuredClone(reading),
       last_read_at: this.lastOkAt === null ? null : Math.floor(this.lastOkAt / 1000),
       updated_at: Math.floor(now / 1000),
     };
+    if (this.stale) {
+      return {
+        ...common,
+        ...structuredClone(UNKNOWN),
+        stale: true,
+        warnings: ['genset_unreachable'],
+        mode: null,
+        engine_state: null,
+        running: null,
+      };
+    }
+    return { ...common, ...structuredClone(this.reading ?? UNKNOWN), stale: false, warnings: [] };
   }
 
   /** The second stop path (GenComm telemetry stop), queued behind the poll under way. */

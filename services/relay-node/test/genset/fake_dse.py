@@ -3,7 +3,7 @@
 
 It answers function 3 reads and function 16 writes of holding registers, addressed as GenComm numbers
 them (zero-based PDU addresses: 768 is page 3 offset 0). What it serves comes from a JSON state file
-that the test rewrites; the file is read again whenever it changes:
+that the test rewrites (renamed into place, so never read half-written), read on every request:
 
     {"unit": 10,                     the unit id it answers (others get no answer at all)
      "registers": {"768": 1, ...},   register -> value; registers not listed read 0
@@ -18,7 +18,6 @@ Prints "READY <port>" (TCP) or "READY" (RTU) once it serves.
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 
@@ -29,22 +28,18 @@ from pymodbus.server.async_io import ModbusSerialServer, ModbusTcpServer
 
 
 class Control:
-    """The state file, read again when its modification time changes."""
+    """The state file, read on every request: two writes within one timestamp tick must both count."""
 
     def __init__(self, path):
         self.path = path
-        self.stamp = None
         self.state = {}
 
     def current(self):
         try:
-            stamp = os.stat(self.path).st_mtime_ns
-        except FileNotFoundError:
-            return self.state
-        if stamp != self.stamp:
             with open(self.path, encoding="utf8") as f:
                 self.state = json.load(f)
-            self.stamp = stamp
+        except FileNotFoundError:
+            pass
         return self.state
 
 
