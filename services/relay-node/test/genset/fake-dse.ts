@@ -172,3 +172,31 @@ export function dse4520Running(): Record<string, number> {
     1808: { v: 321, width: 'u32' },
   });
 }
+
+/** Two linked pseudo-terminals (socat): a serial line with the fake module on one end. */
+export async function startPtyPair(): Promise<{ module: string; node: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'relaynode-pty-'));
+  const module = join(dir, 'module');
+  const node = join(dir, 'node');
+  const proc: ChildProcess = spawn(
+    'socat',
+    [`pty,raw,echo=0,link=${module}`, `pty,raw,echo=0,link=${node}`],
+    { stdio: 'ignore' },
+  );
+  const until = Date.now() + 5_000;
+  while (!(existsSync(module) && existsSync(node))) {
+    if (Date.now() > until || proc.exitCode !== null) throw new Error('socat did not make the pty pair');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    module,
+    node,
+    async close() {
+      if (proc.exitCode === null) {
+        proc.kill('SIGTERM');
+        await once(proc, 'exit');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

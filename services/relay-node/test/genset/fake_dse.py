@@ -18,6 +18,7 @@ Prints "READY <port>" (TCP) or "READY" (RTU) once it serves.
 import argparse
 import asyncio
 import json
+import struct
 import sys
 import time
 
@@ -78,13 +79,22 @@ class DseBlock:
         pass
 
 
-def manipulator(control, unit):
+def manipulator(control, unit, serial):
+    """Replies the state file spoils: another unit id, or a frame of the right length that is garbage."""
+
     def manipulate(response):
         fault = control.current().get("fault")
         if fault == "wrong_unit":
             response.unit_id = (unit % 247) + 1
         if fault == "garbage":
-            return b"\x13\x37\x00\x00\x00\x05\xff\xff\xff\xff\xff", True
+            data = response.encode()
+            if serial:
+                # Unit, function and data as asked, then a CRC that cannot match.
+                crc = 0 if data[-1:] != b"\x00" else 1
+                return struct.pack(">BB", response.unit_id, response.function_code) + data + bytes([crc, crc]), True
+            # A whole MBAP frame whose function code is one nobody asked for.
+            header = struct.pack(">HHHB", response.transaction_id, 0, len(data) + 2, response.unit_id)
+            return header + bytes([0x7F]) + data, True
         return response, False
 
     return manipulate
@@ -104,7 +114,10 @@ async def main():
     block = DseBlock(control, args.writes)
     slave = ModbusSlaveContext(hr=block, zero_mode=True)
     context = ModbusServerContext(slaves={unit: slave}, single=False)
-    common = {"ignore_missing_slaves": True, "response_manipulator": manipulator(control, unit)}
+    common = {
+        "ignore_missing_slaves": True,
+        "response_manipulator": manipulator(control, unit, bool(args.serial)),
+    }
 
     if args.serial:
         server = ModbusSerialServer(

@@ -193,7 +193,7 @@ describe('genset reader against a fake DSE 4520 MkII (pymodbus) over Modbus TCP'
     ['slow answers', { fault: 'slow' as const, delay: 0.8 }, 'timeout'],
     ['no answer', { fault: 'silent' as const }, 'timeout'],
     ['a reply from another unit id', { fault: 'wrong_unit' as const }, 'wrong_unit'],
-    ['garbage', { fault: 'garbage' as const }, null],
+    ['garbage', { fault: 'garbage' as const }, 'bad_data'],
   ])(
     '%s: the fault is reported and the values go unknown after the stale time',
     async (_, patch, fault) => {
