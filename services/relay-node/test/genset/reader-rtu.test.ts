@@ -99,3 +99,38 @@ describe('genset reader over Modbus RTU: a socat pseudo-terminal pair to the sam
     30_000,
   );
 });
+
+describe('genset reader over Modbus RTU with the adapter unplugged', () => {
+  it('reports a connection fault, goes unknown after the stale time, and nothing throws', async () => {
+    const settings: GensetSettings = {
+      transport: 'rtu',
+      device: '/dev/serial/by-id/usb-outpost-test-adapter-that-is-not-there',
+      baudRate: 19200,
+      parity: 'none',
+      stopBits: 1,
+      unitId: 10,
+      pollMs: POLL_MS,
+      timeoutMs: 400,
+      staleMs: STALE_MS,
+    };
+    const clock = new ManualClock();
+    const poller = new GensetPoller({ io: new ModbusSerialIo(settings), settings, clock, log: silentLog });
+    poller.start();
+    try {
+      await poller.settled();
+      expect(poller.state()).toMatchObject({
+        reachable: false,
+        fault: 'connection',
+        stale: false,
+        running: null,
+      });
+      for (let t = 0; t < STALE_MS; t += POLL_MS) {
+        clock.advance(POLL_MS);
+        await poller.settled();
+      }
+      expect(poller.state()).toMatchObject({ stale: true, warnings: ['genset_unreachable'] });
+    } finally {
+      await poller.stop();
+    }
+  });
+});
