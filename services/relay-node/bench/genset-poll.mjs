@@ -53,7 +53,7 @@ async function startModule(dir) {
     '/usr/bin/python3',
     [script, '--state', join(dir, 'state.json'), '--writes', join(dir, 'w')],
     {
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'ignore'],
     },
   );
   const [line] = await once(proc.stdout, 'data');

@@ -62,7 +62,8 @@ export async function startFakeDse(
     const args = [SCRIPT, '--state', statePath, '--writes', writesPath];
     if (o.serial) args.push('--serial', o.serial, '--baud', String(o.baud ?? 19200));
     else args.push('--port', String(port));
-    const p = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // stdin stays open: the module exits when this process goes, even killed.
+    const p = spawn('/usr/bin/python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     proc = p;
     let err = '';
     p.stderr?.on('data', (d: Buffer) => {

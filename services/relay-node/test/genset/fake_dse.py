@@ -18,8 +18,10 @@ Prints "READY <port>" (TCP) or "READY" (RTU) once it serves.
 import argparse
 import asyncio
 import json
+import os
 import struct
 import sys
+import threading
 import time
 
 from pymodbus.datastore import ModbusServerContext, ModbusSlaveContext
@@ -100,7 +102,14 @@ def manipulator(control, unit, serial):
     return manipulate
 
 
+def exit_with_parent():
+    """The test holds our stdin open: when it goes away, however it ended, so does the module."""
+    sys.stdin.read()
+    os._exit(0)
+
+
 async def main():
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     parser = argparse.ArgumentParser()
     parser.add_argument("--state", required=True)
     parser.add_argument("--writes", required=True)
