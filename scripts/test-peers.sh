@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs before `npm test` (the `pretest` step) and first thing in `.ci/run`: the suites drive real peers
-# (an SMTP server, D-Bus with python3-dbusmock, gpsd fed through socat, Chromium, Mosquitto, promtool…),
+# (an SMTP server, D-Bus with python3-dbusmock, a Modbus generator controller on python3-pymodbus, gpsd fed
+# through socat, Chromium, Mosquitto, promtool…),
 # so each one missing is installed with apt-get, as root or through `sudo -n`. Without either it stops
 # with one line naming the Debian packages to install. When everything is there it does nothing.
 # Under CI=true it also starts, on loopback, the servers the suites reach by TEST_DATABASE_URL,
@@ -34,8 +35,11 @@ missing() {
   if [ -x /usr/bin/python3 ]; then
     py_has aiosmtpd || pkgs+=(python3-aiosmtpd)
     py_has dbusmock || pkgs+=(python3-dbusmock)
+    # The relay node's fake generator controller: pymodbus's server, over TCP and over a serial pty.
+    py_has pymodbus || pkgs+=(python3-pymodbus)
+    py_has serial_asyncio || pkgs+=(python3-serial-asyncio)
   else
-    pkgs+=(python3 python3-aiosmtpd python3-dbusmock)
+    pkgs+=(python3 python3-aiosmtpd python3-dbusmock python3-pymodbus python3-serial-asyncio)
   fi
 }
 

@@ -33,6 +33,8 @@ const DESCRIPTIONS: Record<RouteKey, string> = {
   relaynodeState: 'What the relay node reports: relay, failsafe, EPO, the last heartbeat. Retained.',
   relaynodeEvent:
     "The relay node's own events (EPO, failsafe), beside the controller's. Reserved: nothing publishes them yet.",
+  relaynodeGenset:
+    "The generator's own controller (a DSE module over GenComm Modbus) as the relay node reads it: mode, engine state, instruments, run time, alarms. Retained; published only where the node has GENSET_TRANSPORT set. Every value is null while unknown, and `stale` with the `genset_unreachable` warning once the module has not answered for the stale time: silence never means stopped.",
   request:
     'The controller asks a relay node or the notifier (`{svc}`) to do `{verb}`; the answer comes on the matching response topic with the same `transaction`. Delivered to the two ends only: it may carry secrets.',
   response: 'The answer to a request, with its `transaction`. Delivered to the controller only.',

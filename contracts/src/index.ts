@@ -3,6 +3,7 @@ export * as conditions from './conditions.js';
 export * from './dashboard.js';
 export * from './enums.js';
 export * as generator from './generator.js';
+export * as genset from './genset.js';
 export * as health from './health.js';
 export * as homeassistant from './homeassistant.js';
 export * as notifier from './notifier.js';

@@ -143,6 +143,12 @@ export const ROUTES = {
   }),
   /** The relay node's own events (EPO, failsafe), beside the controller's. */
   relaynodeEvent: route('relaynode/{id}/event/{name}', { publish: [own('relaynode')] }),
+  /** The generator's own controller read over Modbus by the relay node (GENSET_TRANSPORT set). */
+  relaynodeGenset: route('relaynode/{id}/genset', {
+    retain: true,
+    publish: [own('relaynode')],
+    subscribe: [any('controller')],
+  }),
   /** The controller asks a relay node or the notifier; the service answers on `response`. */
   request: route('{svc}/{id}/request/{verb}', {
     command: true,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Availability, RequestEnvelope, ResponseEnvelope } from './common.js';
 import { FleetState } from './dashboard.js';
 import { ControllerEvent, ControllerSetCommand, ControllerStats, GeneratorState } from './generator.js';
+import { GensetState } from './genset.js';
 import { RunningFeedbackPayload } from './health.js';
 import { DesiredState, RelaynodeState } from './relaynode.js';
 import { SimulatorHeartbeat, SimulatorPosition, SimulatorRunning } from './simulator.js';
@@ -51,6 +52,7 @@ export const TOPICS = {
   relaynodeDesired: spec('relaynodeDesired', DesiredState),
   relaynodeState: spec('relaynodeState', RelaynodeState),
   relaynodeEvent: spec('relaynodeEvent', RelaynodeEvent),
+  relaynodeGenset: spec('relaynodeGenset', GensetState),
   request: spec('request', RequestEnvelope),
   response: spec('response', ResponseEnvelope),
   simulatorPosition: spec('simulatorPosition', SimulatorPosition),

@@ -64,3 +64,56 @@ describe('topic map', () => {
     expect(() => encodePayload('simulatorPosition', { lat: 100 } as never)).toThrow();
   });
 });
+
+describe('the genset topic', () => {
+  const unknown = {
+    protocol: 'dse_gencomm',
+    transport: 'tcp',
+    reachable: false,
+    stale: true,
+    fault: 'timeout',
+    warnings: ['genset_unreachable'],
+    identity: { manufacturer_code: null, model_number: null, model: null, family: null, serial: null },
+    mode: null,
+    engine_state: null,
+    running: null,
+    running_source: null,
+    instruments: {
+      oil_pressure_kpa: null,
+      coolant_temperature_c: null,
+      oil_temperature_c: null,
+      fuel_level_percent: null,
+      battery_voltage_v: null,
+      engine_speed_rpm: null,
+      frequency_hz: null,
+      voltage_v: [null, null, null],
+      current_a: [null, null, null],
+      power_w: [null, null, null],
+      total_power_w: null,
+      load_percent: null,
+    },
+    accumulated: { engine_run_time_s: null, energy_kwh: null, starts: null },
+    alarms: { level: null, active: [] },
+    last_read_at: 1_790_000_000,
+    updated_at: 1_790_000_010,
+  } as const;
+
+  it('is retained state the relay node publishes on its own topic and the controller reads', () => {
+    expect(topicFor('relaynodeGenset', { id: 'shed' })).toBe('outpost/relaynode/shed/genset');
+    expect(TOPICS.relaynodeGenset.retain).toBe(true);
+    expect(TOPICS.relaynodeGenset.command).toBe(false);
+    expect(TOPICS.relaynodeGenset.publish.map((g) => g.role)).toEqual(['relaynode']);
+    expect(TOPICS.relaynodeGenset.subscribe.map((g) => g.role)).toContain('controller');
+  });
+
+  it('carries unknown values as null, and a stale message never says stopped', () => {
+    expect(decodePayload('relaynodeGenset', JSON.stringify(unknown)).ok).toBe(true);
+    const stoppedWhileSilent = { ...unknown, running: false, engine_state: 'stopped' };
+    const r = decodePayload('relaynodeGenset', JSON.stringify(stoppedWhileSilent));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/running|engine_state/);
+    expect(
+      decodePayload('relaynodeGenset', JSON.stringify({ ...unknown, stale: false, running: false })).ok,
+    ).toBe(true);
+  });
+});

@@ -176,7 +176,8 @@ say "node $(node -v), npm $(npm -v)"
 
 # One system user per unit (outpost-<unit>), all in the group `outpost`, which may traverse DATA_DIR and
 # read the TLS certificates there and nothing else; each unit reads only its own key (tls/<unit>/). Only the relay node gets gpio (and the polkit
-# rule), the controller gpio (BMS/HOA inputs), the simulator dialout (serial NMEA).
+# rule) and dialout (the generator controller's RS-485 adapter), the controller gpio (BMS/HOA inputs), the
+# simulator dialout (serial NMEA).
 UNIT_USERS="outpost-broker outpost-postgres outpost-notifier outpost-relay-node outpost-controller outpost-simulator outpost-dashboard"
 if [ "$SYSTEM" = 1 ]; then
   say "users: $UNIT_USERS"
@@ -188,6 +189,7 @@ if [ "$SYSTEM" = 1 ]; then
   done
   for g in gpio dialout; do getent group "$g" >/dev/null || groupadd --system "$g"; done
   usermod -aG gpio outpost-relay-node
+  usermod -aG dialout outpost-relay-node
   usermod -aG gpio outpost-controller
   usermod -aG dialout outpost-simulator
   # The simulator's heartbeat pings SIMULATOR_IP without CAP_NET_RAW (with it, a raw socket reads what

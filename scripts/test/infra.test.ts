@@ -152,10 +152,12 @@ describe('systemd units', () => {
     }
   });
 
-  it('drives the relay OFF after every stop of the relay node and gives it the GPIO group', () => {
+  it('drives the relay OFF after every stop of the relay node and gives it the GPIO and serial groups', () => {
     const u = 'outpost-relay-node.service';
     expect(one(u, 'ExecStopPost')).toBe('-/usr/bin/node /opt/outpost/services/relay-node/dist/relay-off.js');
     expect(one(u, 'SupplementaryGroups')).toContain('gpio');
+    // The generator controller over Modbus RTU: a USB RS-485 adapter is a dialout tty.
+    expect(one(u, 'SupplementaryGroups')).toContain('dialout');
     expect(one('outpost-controller.service', 'SupplementaryGroups')).toContain('gpio');
   });
 
@@ -199,6 +201,7 @@ describe('systemd units', () => {
       );
       // The hardware groups only where needed.
       expect(install).toContain('usermod -aG gpio outpost-relay-node');
+      expect(install).toContain('usermod -aG dialout outpost-relay-node');
       expect(install).toContain('usermod -aG gpio outpost-controller');
       expect(install).toContain('usermod -aG dialout outpost-simulator');
       expect(install).not.toMatch(/chown -R outpost:outpost/);

@@ -9,8 +9,9 @@ import { root } from './helpers/processes.js';
  * `git clone`, then the README's `npm test` on a machine without the Debian packages the suites drive:
  * the `pretest` step (scripts/test-peers.sh) installs them with apt-get as root or through `sudo -n`,
  * and otherwise stops with one line naming them. The Python modules are hidden from Debian's
- * interpreter by a PYTHONPATH folder whose `aiosmtpd` and `dbusmock` fail to import, as on a machine
- * that lacks python3-aiosmtpd and python3-dbusmock.
+ * interpreter by a PYTHONPATH folder whose `aiosmtpd`, `dbusmock`, `pymodbus` and `serial_asyncio` fail
+ * to import, as on a machine that lacks python3-aiosmtpd, python3-dbusmock, python3-pymodbus and
+ * python3-serial-asyncio.
  */
 const asRoot = process.getuid?.() === 0;
 if (!asRoot)
@@ -19,6 +20,8 @@ if (!asRoot)
 let dir = '';
 let clone = '';
 let hidden = '';
+const MODULES = ['aiosmtpd', 'dbusmock', 'pymodbus', 'serial_asyncio'];
+const PACKAGES = ['python3-aiosmtpd', 'python3-dbusmock', 'python3-pymodbus', 'python3-serial-asyncio'];
 
 beforeAll(() => {
   if (!asRoot) return;
@@ -29,7 +32,7 @@ beforeAll(() => {
   execFileSync('git', ['clone', '-q', '--no-checkout', root, clone]);
   execFileSync('git', ['-C', clone, 'checkout', '-q', head]);
   hidden = join(dir, 'hidden');
-  for (const mod of ['aiosmtpd', 'dbusmock']) {
+  for (const mod of MODULES) {
     mkdirSync(join(hidden, mod), { recursive: true });
     writeFileSync(
       join(hidden, mod, '__init__.py'),
@@ -67,8 +70,7 @@ describe.skipIf(!asRoot)('npm test prepares its own peers on a fresh clone', () 
     expect(lines[0]).toMatch(
       /^outpost: npm test needs these Debian packages: .*\(sudo apt-get install .*\), or run it as root$/,
     );
-    expect(lines[0]).toContain('python3-aiosmtpd');
-    expect(lines[0]).toContain('python3-dbusmock');
+    for (const pkg of PACKAGES) expect(lines[0]).toContain(pkg);
     // Nothing was built: it stopped before the install and build of the pretest step.
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);
   }, 90_000);
@@ -80,7 +82,7 @@ describe.skipIf(!asRoot)('npm test prepares its own peers on a fresh clone', () 
     const log = join(dir, 'apt.log');
     writeFileSync(
       join(bin, 'apt-get'),
-      `#!/bin/sh\necho "$*" >> ${log}\ncase " $* " in *" install "*) for m in aiosmtpd dbusmock; do : > ${hidden}/$m/__init__.py; done ;; esac\n`,
+      `#!/bin/sh\necho "$*" >> ${log}\ncase " $* " in *" install "*) for m in ${MODULES.join(' ')}; do : > ${hidden}/$m/__init__.py; done ;; esac\n`,
       { mode: 0o755 },
     );
     writeFileSync(join(bin, 'systemctl'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
@@ -95,12 +97,14 @@ describe.skipIf(!asRoot)('npm test prepares its own peers on a fresh clone', () 
     expect(calls[1]).toMatch(
       /^-o DPkg::Lock::Timeout=\d+ install -y -qq --no-install-recommends .*python3-aiosmtpd/,
     );
-    expect(calls[1]).toContain('python3-dbusmock');
-    expect(run.stdout).toMatch(/^outpost: installing the test peers: .*python3-aiosmtpd python3-dbusmock\n$/);
+    for (const pkg of PACKAGES) expect(calls[1]).toContain(pkg);
+    expect(run.stdout).toMatch(
+      new RegExp(`^outpost: installing the test peers: .*${PACKAGES.join(' ')}\\n$`),
+    );
     // Installed, the modules are found: whatever else this machine lacks, they are not named again.
     if (run.status !== 0) {
       expect(run.stderr).toMatch(/still missing after apt-get install/);
-      expect(run.stderr).not.toMatch(/python3-aiosmtpd|python3-dbusmock/);
+      expect(run.stderr).not.toMatch(new RegExp(PACKAGES.join('|')));
     }
   }, 90_000);
 });

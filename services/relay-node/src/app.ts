@@ -23,6 +23,8 @@ import { Alerts } from './domain/alerts.js';
 import { EpoMonitor, FEEDBACK_POLL_MS, FEEDBACK_REQUIRED_READS } from './domain/epo.js';
 import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
+import { startGensetReader } from './genset/genset-bus.js';
+import type { RegisterIo } from './genset/transport.js';
 import { chooseIo, type IoChoice } from './hardware/io-factory.js';
 import { RelayDriver } from './hardware/relay-driver.js';
 import { countDesiredStates } from './metrics/desired-metrics.js';
@@ -49,6 +51,8 @@ export interface StartOptions {
   listen?: boolean;
   /** Tests that are not about a lease's age hand in a fixed challenge. */
   challenges?: Challenges;
+  /** Register access to the generator's controller instead of modbus-serial (tests). */
+  gensetIo?: RegisterIo;
 }
 
 export type RunningNode = Awaited<ReturnType<typeof startRelayNode>>;
@@ -166,6 +170,17 @@ export async function startRelayNode(o: StartOptions) {
 
   const wifi = sysBus ? new NetworkManagerWifi(sysBus) : null;
 
+  // The generator's own controller (GENSET_TRANSPORT): off unless configured, and apart from the relay.
+  const gensetReader = config.genset
+    ? startGensetReader({
+        settings: config.genset,
+        clock,
+        log: log.child({ component: 'genset' }),
+        id: config.id,
+        ...(o.gensetIo ? { io: o.gensetIo } : {}),
+      })
+    : null;
+
   // 3. MQTT (optional: the REST heartbeat works without a broker).
   let bus: OutpostMqtt | null = null;
   if (config.mqtt.url) {
@@ -199,6 +214,7 @@ export async function startRelayNode(o: StartOptions) {
       wifi,
       reportKey,
     );
+    gensetReader?.attach(bus);
   } else {
     log.warn({}, 'MQTT_URL not set: heartbeats only over REST (POST /api/heartbeat)');
   }
@@ -253,6 +269,7 @@ export async function startRelayNode(o: StartOptions) {
     settings,
     mock: io.mock,
     power,
+    genset: gensetReader,
     /** Every exit path: relay OFF first, then the rest. */
     async close(reason = 'shutdown'): Promise<void> {
       if (closed) return;
@@ -262,6 +279,7 @@ export async function startRelayNode(o: StartOptions) {
       epo?.stop();
       feedback?.stop();
       scheduler.stop();
+      await gensetReader?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
       await bus?.close().catch(() => undefined);
       sysBus?.close();

@@ -10,6 +10,7 @@ import { PUBLIC_KEY_PATTERN } from '@outpost/runtime/lease-keys';
 import { z } from 'zod';
 import { GPIO_MODES, type GpioMode } from './hardware/io-factory.js';
 import { BOARD_PRESETS, isGpioName, RELAY_BOARDS } from './hardware/pins.js';
+import { type GensetSettings, readGensetSettings } from './genset/settings.js';
 import { notifierUrlProblems } from './notifications.js';
 
 const optBool = z
@@ -93,6 +94,8 @@ export interface RelaynodeConfig {
   feedbackPin?: string | undefined;
   /** A contact to ground with the pull-up (the default) reads LOW while the generator runs. */
   feedbackActiveLow?: boolean;
+  /** GENSET_*: the generator's own controller over Modbus; null or absent: not read. */
+  genset?: GensetSettings | null;
   dataDir: string;
   logLevel: string;
   /** OUTBOUND_ALLOWED_NETWORKS: private and loopback ranges notifier URLs may reach. */
@@ -132,6 +135,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelaynodeConfi
     epoActiveLow: e.EPO_ACTIVE_LOW ?? preset.epoActiveLow,
     feedbackPin: e.RUNNING_FEEDBACK_PIN,
     feedbackActiveLow: e.RUNNING_FEEDBACK_ACTIVE_LOW ?? true,
+    genset: readGensetSettings(env),
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     outboundAllowedNetworks: e.OUTBOUND_ALLOWED_NETWORKS,
