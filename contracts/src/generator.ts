@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RowId, TopicId, UnixSeconds, UpdatedAt } from './common.js';
 import { ConditionsStatus } from './conditions.js';
+import { GensetState } from './genset.js';
 import { HEALTH_ALARMS } from './health.js';
 import {
   BootArmingPolicy,
@@ -68,6 +69,11 @@ export const GeneratorState = z.object({
   relaynode_clock_offset_seconds: z.number().nullable().optional(),
   engine_hours: z.number().nonnegative().optional(),
   maintenance_due: z.boolean().optional(),
+  /**
+   * The generator's own controller as the relay node last reported it (`relaynode/<id>/genset`);
+   * null: no report yet. While `stale` every value is null, which says nothing about the engine.
+   */
+  genset: GensetState.nullable().optional(),
   updated_at: UpdatedAt.optional(),
 });
 export type GeneratorState = z.infer<typeof GeneratorState>;

@@ -3,9 +3,11 @@ import { UnixSeconds } from './common.js';
 
 /**
  * Where "the generator is actually running" comes from: the controller's GPIO line, the relay node's
- * (its retained state), MQTT or the API; `none` keeps the controller as it was.
+ * (its retained state), MQTT, the API, or the generator's own controller read over Modbus by the relay
+ * node (`genset`: its engine state; unknown while it is stale, never "stopped"); `none` keeps the
+ * controller as it was.
  */
-export const FEEDBACK_SOURCES = ['none', 'gpio', 'relaynode', 'mqtt', 'api'] as const;
+export const FEEDBACK_SOURCES = ['none', 'gpio', 'relaynode', 'mqtt', 'api', 'genset'] as const;
 export const FeedbackSource = z.enum(FEEDBACK_SOURCES);
 export type FeedbackSource = z.infer<typeof FeedbackSource>;
 
@@ -139,7 +141,10 @@ export const MaintenanceItemUpdate = z
     ],
   });
 
-function clearsWithoutTheOther(v: { interval_hours?: number | null; interval_months?: number | null }): boolean {
+function clearsWithoutTheOther(v: {
+  interval_hours?: number | null;
+  interval_months?: number | null;
+}): boolean {
   const hours = typeof v.interval_hours === 'number';
   const months = typeof v.interval_months === 'number';
   return (v.interval_hours === null && !months) || (v.interval_months === null && !hours);

@@ -13,6 +13,7 @@ import { LeaseEpochStore } from './db/lease-epoch-store.js';
 import { attachConditionSources } from './bus/condition-sources.js';
 import { attachMqtt, mqttSinks } from './bus/mqtt-wiring.js';
 import { RelaynodeAdmin } from './bus/relaynode-admin.js';
+import { attachGensetLink } from './bus/genset-link.js';
 import { attachRelaynodeLink } from './bus/relaynode-link.js';
 import { RelayNodeRest, relayPort } from './bus/relay-port.js';
 import { type ControllerEnv, listenPort } from './config.js';
@@ -175,6 +176,7 @@ export async function startController(env: ControllerEnv, o: StartOptions): Prom
       logger,
       intervalSeconds: env.HEARTBEAT_INTERVAL_SECONDS,
     });
+    await attachGensetLink({ bus: mqtt, relaynodeId: env.RELAYNODE_ID, controller: svc.controller, logger });
     await attachMqtt(svc, mqtt, {
       sinks,
       heartbeat,

@@ -1,4 +1,12 @@
-import type { generator, HoaPosition, health, OverrideType, StopReason, Trigger } from '@outpost/contracts';
+import type {
+  generator,
+  genset,
+  HoaPosition,
+  health,
+  OverrideType,
+  StopReason,
+  Trigger,
+} from '@outpost/contracts';
 import { bootSequence } from './boot-sequence.js';
 import { GeneratorCore } from './controller-core.js';
 import type {
@@ -18,6 +26,7 @@ import { BmsSignal } from './modules/bms-signal.js';
 import { Cooldown } from './modules/cooldown.js';
 import { ExerciseReports } from './modules/exercise-reports.js';
 import { ForgottenStates } from './modules/forgotten-states.js';
+import { GensetFollower } from './modules/genset-follower.js';
 import { HoaSelector } from './modules/hoa-selector.js';
 import { HourMeter } from './modules/hour-meter.js';
 import { Overrides } from './modules/overrides.js';
@@ -52,6 +61,7 @@ export class GeneratorController {
   private readonly linkIntegrity: LinkIntegrity;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
+  private readonly genset: GensetFollower;
   private maintenanceDue = false;
   private exerciseUntilFull: ExerciseUntilFull | null = null;
 
@@ -86,6 +96,7 @@ export class GeneratorController {
     this.hourMeter = core.register(new HourMeter(core, this.feedback));
     core.register(new ExerciseReports(core, this.feedback));
     core.register(new ForgottenStates(core));
+    this.genset = core.register(new GensetFollower(core, this.feedback));
     this.lastViewAt = {
       state: core.state,
       phase: core.phase,
@@ -96,6 +107,7 @@ export class GeneratorController {
       feedback: null,
       external: false,
       maintenance: false,
+      genset: null,
       conditions: -1,
       now: -1,
     };
@@ -170,6 +182,7 @@ export class GeneratorController {
     feedback: boolean | null;
     external: boolean;
     maintenance: boolean;
+    genset: genset.GensetState | null;
     conditions: number;
     now: number;
   };
@@ -187,6 +200,7 @@ export class GeneratorController {
     const link = this.relay.view;
     const feedback = this.feedback.value;
     const external = this.feedback.externalRunActive;
+    const gensetState = this.genset.state;
     if (
       this.lastView &&
       at.now === now &&
@@ -199,6 +213,7 @@ export class GeneratorController {
       at.feedback === feedback &&
       at.external === external &&
       at.maintenance === this.maintenanceDue &&
+      at.genset === gensetState &&
       at.conditions === this.conditions.version
     ) {
       return this.lastView;
@@ -213,6 +228,7 @@ export class GeneratorController {
       feedback,
       external,
       maintenance: this.maintenanceDue,
+      genset: gensetState,
       conditions: this.conditions.version,
       now,
     };
@@ -225,6 +241,7 @@ export class GeneratorController {
       health_alarm: core.state.health_alarm,
       engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
       maintenance_due: this.maintenanceDue,
+      genset: gensetState,
       ...(this.conditions.inUse ? { conditions: this.conditions.status() } : {}),
     });
     return this.lastView;
@@ -317,6 +334,16 @@ export class GeneratorController {
   /** A running-feedback reading; only the source the health settings name acts on it. */
   runningFeedback(source: Exclude<health.FeedbackSource, 'none'>, running: boolean): Promise<void> {
     return this.feedback.report(source, running);
+  }
+
+  /** The relay node's newest genset report (the generator's own controller over Modbus). */
+  gensetReported(state: genset.GensetState): Promise<void> {
+    return this.genset.reported(state);
+  }
+
+  /** The newest genset report; null before the relay node published one. */
+  get gensetState(): genset.GensetState | null {
+    return this.genset.state;
   }
 
   /** Feedback status, alarm and hour meter, for GET /api/health. */

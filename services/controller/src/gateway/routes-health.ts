@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { health } from '@outpost/contracts';
+import { genset, health } from '@outpost/contracts';
 import type { ControllerService } from '../controller-service.js';
+import { HttpError } from '@outpost/runtime';
 import { actorOf, domain, errorResponses, router } from './context.js';
 import { body, json } from './openapi.js';
 
@@ -65,6 +66,26 @@ export function healthRoutes(svc: ControllerService) {
     async (c) => {
       await domain(() => ctl.setEngineHours(c.req.valid('json').hours, actorOf(c)));
       return c.json(ctl.healthStatus(), 200);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/genset',
+      tags,
+      summary:
+        "The generator's own controller as the relay node reads it over Modbus: mode, engine state, instruments, alarms; every value null while stale (404 before the first report)",
+      responses: { 200: json(genset.GensetState), ...errorResponses([401, 404]) },
+    }),
+    (c) => {
+      const state = ctl.gensetState;
+      if (!state)
+        throw new HttpError(
+          404,
+          "No report from the generator's controller yet (the relay node reads it when GENSET_TRANSPORT is set)",
+        );
+      return c.json(state, 200);
     },
   );
 

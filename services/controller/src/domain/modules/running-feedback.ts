@@ -101,6 +101,22 @@ export class RunningFeedback implements ControllerModule {
     });
   }
 
+  /**
+   * A source that cannot say now (the genset module went stale or does not report its engine): its
+   * reading becomes unknown. Unknown is not "stopped": no unexpected stop, and no fail-to-start until
+   * a known reading says the engine did not start.
+   */
+  unknown(source: Exclude<health.FeedbackSource, 'none'>): Promise<void> {
+    const core = this.core;
+    return core.serial.run(async () => {
+      if (this.readings[source] === undefined) return;
+      delete this.readings[source];
+      if (source !== this.source) return;
+      core.deps.logger.warn({ source }, 'running feedback unknown');
+      core.afterChange(false);
+    });
+  }
+
   /** The settings changed the source: act on the new source's current reading. */
   sourceChanged(previous: health.FeedbackSource): Promise<void> {
     const core = this.core;
@@ -171,6 +187,8 @@ export class RunningFeedback implements ControllerModule {
         const deadline = this.confirmDeadlineAt();
         if (deadline === null) return;
         if (deadline > core.now) return core.rearmTimers();
+        // An unknown genset reading waits: the check runs again when a known reading arrives.
+        if (this.source === 'genset' && this.value === null) return;
         this.alarmed = true;
         const runId = core.state.current_run_id;
         const seconds = Math.round(this.confirmMs / 1000);
