@@ -23,6 +23,8 @@ export const STOP_REASONS = [
   // Start conditions: the last condition holding the run met its stop value; or the grid came back.
   ...CONDITION_NAMES,
   'grid_present',
+  // The generator's own controller (read over Modbus) raised a shutdown or electrical trip alarm.
+  'genset_shutdown',
 ] as const;
 export const StopReason = z.enum(STOP_REASONS);
 export type StopReason = z.infer<typeof StopReason>;
@@ -70,6 +72,13 @@ export const NOTIFICATION_EVENTS = [
   // Start conditions: a value source fell silent past its stale_after (and when it is back).
   'condition_source_stale',
   'condition_source_restored',
+  // The generator's own controller over Modbus: its mode selector left Auto (and is back), and its
+  // alarms by level.
+  'genset_not_in_auto',
+  'genset_in_auto',
+  'genset_warning',
+  'genset_shutdown',
+  'genset_electrical_trip',
 ] as const;
 export const NotificationEvent = z.enum(NOTIFICATION_EVENTS);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UnixSeconds } from './common.js';
+import { GensetMode } from './genset.js';
 
 /**
  * Where "the generator is actually running" comes from: the controller's GPIO line, the relay node's
@@ -36,6 +37,14 @@ export const HEALTH_ALARMS = [
 ] as const;
 export const HealthAlarm = z.enum(HEALTH_ALARMS);
 export type HealthAlarm = z.infer<typeof HealthAlarm>;
+
+/**
+ * Warnings from the generator's own controller on GET /api/health: its mode selector is not in Auto
+ * (nor Auto with manual restore), so a remote start closes the relay and nothing happens; or it has
+ * stopped answering the relay node.
+ */
+export const GENSET_HEALTH_WARNINGS = ['genset_not_in_auto', 'genset_unreachable'] as const;
+export type GensetHealthWarning = (typeof GENSET_HEALTH_WARNINGS)[number];
 
 const ON_OFF: Record<string, boolean> = { on: true, off: false, true: true, false: false };
 
@@ -83,6 +92,10 @@ export const HealthStatus = z.object({
   external_run_active: z.boolean(),
   alarm: HealthAlarm.nullable(),
   engine_hours: z.number().nonnegative(),
+  /** The generator's own controller's mode selector; null: unknown (stale) or no report. */
+  genset_mode: GensetMode.nullable().optional(),
+  /** What the controller's own controller report calls for (empty without one). */
+  genset_warnings: z.array(z.enum(GENSET_HEALTH_WARNINGS)).optional(),
 });
 export type HealthStatus = z.infer<typeof HealthStatus>;
 

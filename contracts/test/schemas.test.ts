@@ -224,17 +224,29 @@ describe('enums', () => {
       'disarmed',
       ...CONDITION_NAMES,
       'grid_present',
+      'genset_shutdown',
     ]);
     // The spec's 14, then hoa_position_changed (its HOA rule 4), the generator health events, the
     // safety link's relay_not_confirmed, relay_node_report_unverified and lease_not_published, then the
-    // start conditions' source warnings.
-    expect(NOTIFICATION_EVENTS).toHaveLength(28);
+    // start conditions' source warnings, then the generator's own controller (mode and alarms).
+    expect(NOTIFICATION_EVENTS).toHaveLength(33);
     expect(NOTIFICATION_EVENTS.slice(23, 26)).toEqual([
       'relay_not_confirmed',
       'relay_node_report_unverified',
       'lease_not_published',
     ]);
-    expect(NOTIFICATION_EVENTS.at(-1)).toBe('condition_source_restored');
+    expect(NOTIFICATION_EVENTS.slice(26, 28)).toEqual([
+      'condition_source_stale',
+      'condition_source_restored',
+    ]);
+    // The generator's own controller: its mode, then its alarms by level.
+    expect(NOTIFICATION_EVENTS.slice(28)).toEqual([
+      'genset_not_in_auto',
+      'genset_in_auto',
+      'genset_warning',
+      'genset_shutdown',
+      'genset_electrical_trip',
+    ]);
     expect(NOTIFICATION_EVENTS[14]).toBe('hoa_position_changed');
     expect(NOTIFICATION_EVENTS).toContain('fail_to_start');
     expect(NotificationEvent.safeParse('generator_exploded').success).toBe(false);

@@ -186,10 +186,16 @@ describe('groups, event settings, send and history', () => {
     const all = await api.get('/api/system-notifications');
     // The spec's 14 events, hoa_position_changed, the 8 generator health events, the link's three alarms
     // (relay_not_confirmed, relay_node_report_unverified, lease_not_published) and the start conditions'
-    // source stale/restored; the first channel (deleted since) set them all.
-    expect(all.body).toHaveLength(28);
+    // source stale/restored, and the generator's own controller (its mode and its alarms by level); the
+    // first channel (deleted since) set them all.
+    expect(all.body).toHaveLength(33);
     expect(all.body.map((e: { event: string }) => e.event)).toEqual(
-      expect.arrayContaining(['relay_node_report_unverified', 'lease_not_published']),
+      expect.arrayContaining([
+        'relay_node_report_unverified',
+        'lease_not_published',
+        'genset_not_in_auto',
+        'genset_shutdown',
+      ]),
     );
     expect(all.body[0]).toMatchObject({
       event: 'generator_started',

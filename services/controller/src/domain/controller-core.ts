@@ -108,7 +108,23 @@ export class GeneratorCore implements ModuleHost {
 
   /** Why a start of this kind would be refused now, or null. */
   checkStart(trigger: Trigger, hoaRun = false): Refusal | null {
-    return checkStart({ trigger, hoaRun }, { state: this.state, hoa: this.effectiveHoa(), now: this.now });
+    const gate = checkStart(
+      { trigger, hoaRun },
+      { state: this.state, hoa: this.effectiveHoa(), now: this.now },
+    );
+    if (gate) return gate;
+    for (const guard of this.startGuards) {
+      const refusal = guard();
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+
+  /** Refusals a module adds after the gates (the generator's own controller in Stop or shut down). */
+  private readonly startGuards: (() => Refusal | null)[] = [];
+
+  addStartGuard(guard: () => Refusal | null): void {
+    this.startGuards.push(guard);
   }
 
   effectiveHoa(): HoaPosition {

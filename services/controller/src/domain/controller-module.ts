@@ -44,6 +44,8 @@ export interface ModuleHost {
   readonly events: Pick<CoreBus, 'on'>;
   effectiveHoa(): HoaPosition;
   checkStart(trigger: Trigger, hoaRun?: boolean): Refusal | null;
+  /** A refusal checked after the gates on every start, commanded or automatic. */
+  addStartGuard(guard: () => Refusal | null): void;
   /** The start and stop sequences, inside a serial section the caller already holds. */
   doStart(cmd: StartCommand): Promise<StartOutcome>;
   doStop(reason: StopReason, actor: Actor, note: string | null, value?: number | null): Promise<StopOutcome>;

@@ -8,6 +8,8 @@ export type RefusalCode =
   | 'cooldown'
   | 'force_stop'
   | 'relay_unavailable'
+  | 'genset_stop'
+  | 'genset_shutdown'
   | 'db_unavailable'
   | 'not_quiet'
   | 'not_locked_out'
@@ -23,6 +25,10 @@ export const REFUSAL_MESSAGES = {
   relay_unavailable: 'Cannot start - the relay node link (MQTT broker) is unavailable',
   relay_node_disconnected: 'Cannot start - the relay node is not connected; waiting for it',
   db_unavailable: 'Cannot start - the database is unavailable',
+  genset_stop:
+    "Cannot start - the generator's own controller is in Stop mode: closing the start relay would do nothing; turn its mode selector to Auto",
+  genset_shutdown:
+    "Cannot start - the generator's own controller has a shutdown alarm standing; find the cause and reset the alarm at the controller",
 } as const;
 
 export class DomainError extends Error {

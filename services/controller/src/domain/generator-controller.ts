@@ -346,6 +346,11 @@ export class GeneratorController {
     return this.genset.state;
   }
 
+  /** What a commanded start's answer adds while the genset module is in Manual (or a test mode). */
+  gensetStartWarning(): string | null {
+    return this.genset.startWarning();
+  }
+
   /** Feedback status, alarm and hour meter, for GET /api/health. */
   healthStatus(): health.HealthStatus {
     const core = this.core;
@@ -359,6 +364,7 @@ export class GeneratorController {
       external_run_active: this.feedback.externalRunActive,
       alarm: core.state.health_alarm,
       engine_hours: Math.round(this.hourMeter.hours * 1e6) / 1e6,
+      ...this.genset.health(),
     };
   }
 

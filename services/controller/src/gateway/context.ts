@@ -37,6 +37,8 @@ const STATUS: Record<string, 409 | 503 | 422> = {
   lockout: 409,
   cooldown: 409,
   force_stop: 409,
+  genset_stop: 409,
+  genset_shutdown: 409,
   not_quiet: 409,
   not_locked_out: 409,
   relay_unavailable: 503,

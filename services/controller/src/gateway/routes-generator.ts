@@ -81,7 +81,10 @@ export function generatorRoutes(svc: ControllerService) {
           start_time: Math.floor(out.start_time / 1000),
           trigger: out.trigger,
           scheduled_stop_at: sec(out.scheduled_stop_at),
-          message: startMessage(out.relay, confirmed, svc.config.heartbeatIntervalSeconds),
+          message: withWarning(
+            startMessage(out.relay, confirmed, svc.config.heartbeatIntervalSeconds),
+            ctl.gensetStartWarning(),
+          ),
           relay_confirmed: confirmed,
           relay_status: confirmed ? ('confirmed' as const) : ('pending' as const),
         },
@@ -342,4 +345,9 @@ export function generatorRoutes(svc: ControllerService) {
   );
 
   return r;
+}
+
+/** A start the generator's own controller may not act on (its mode selector in Manual) says so. */
+function withWarning(message: string, warning: string | null): string {
+  return warning === null ? message : `${message.replace(/\.?$/, '.')} Warning: ${warning}.`;
 }

@@ -10,6 +10,7 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { gensetReport, staleGensetReport } from '../helpers/genset-fixtures.js';
 import { type Mosquitto, startMosquitto } from '../helpers/mosquitto.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
 
 const GENSET = 'otest/relaynode/main/genset';
@@ -21,6 +22,7 @@ let t: TestApp | null = null;
 let node: mqtt.MqttClient;
 let seen: mqtt.MqttClient | null = null;
 let n = 0;
+let rx: Awaited<ReturnType<typeof startReceiver>>;
 
 /** A controller on the real database, following the relay node's genset topic on the real broker. */
 async function controller(): Promise<TestApp> {
@@ -47,6 +49,7 @@ beforeAll(async () => {
   if (!broker) return;
   tdb = await testDatabase();
   database = await tdb.open();
+  rx = await startReceiver();
   node = mqtt.connect(broker.url, { clientId: `node-${process.pid}` });
   await new Promise<void>((resolve) => node.once('connect', () => resolve()));
 }, 60_000);
@@ -58,12 +61,14 @@ afterEach(async () => {
   await bus?.close();
   t = null;
   bus = null;
+  if (rx) rx.requests.length = 0;
   // No retained report carries over into the next test.
   await node?.publishAsync(GENSET, '', { qos: 1, retain: true });
 });
 
 afterAll(async () => {
   node?.end(true);
+  await rx?.close();
   await database?.close();
   await tdb?.cleanup();
   await broker?.cleanup();
@@ -173,5 +178,154 @@ describe('running feedback from the genset module', () => {
     await waitFor(async () => (await history(app)).length === 1);
     expect((await history(app))[0]).toMatchObject({ trigger_type: 'external', stop_time: null });
     expect(app.relay.commands.includes(true)).toBe(false);
+  });
+});
+
+const hooks = () =>
+  rx.requests.map((r) => JSON.parse(r.body) as { event: string; data: Record<string, unknown> });
+const hooked = (event: string) => hooks().filter((h) => h.event === event);
+
+/** A controller whose webhook asks for the alarms and the genset notices, armed. */
+async function armedWithWebhook(): Promise<TestApp> {
+  const app = await controller();
+  await app.request('POST', '/api/webhooks', {
+    url: rx.url,
+    secret: 'genset-webhook-secret',
+    events: ['generator.alarm.*', 'generator.genset.*', 'generator.stopped.*'],
+  });
+  await app.request('POST', '/api/generator/arm');
+  return app;
+}
+
+describe("the genset module's mode selector", () => {
+  it('not in Auto warns on /health and by webhook once; back in Auto clears it', async (ctx) => {
+    if (!broker) return ctx.skip();
+    const app = await armedWithWebhook();
+    await publish(gensetReport({ mode: 'auto_manual_restore' }));
+    await waitFor(async () => (await health(app)).genset_mode === 'auto_manual_restore');
+    expect((await health(app)).genset_warnings).toEqual([]);
+
+    await publish(gensetReport({ mode: 'manual' }));
+    await waitFor(async () => (await health(app)).genset_mode === 'manual');
+    expect((await health(app)).genset_warnings).toEqual(['genset_not_in_auto']);
+    await publish(
+      gensetReport({
+        mode: 'manual',
+        instruments: { ...gensetReport().instruments, fuel_level_percent: 79 },
+      }),
+    );
+    await waitFor(() => hooked('generator.alarm.genset_not_in_auto').length === 1);
+    expect(hooked('generator.alarm.genset_not_in_auto')[0]?.data).toMatchObject({
+      mode: 'manual',
+      status: 'warning',
+    });
+
+    // Silence is not "back in Auto": the warning's state waits for a known mode.
+    await publish(staleGensetReport());
+    await waitFor(async () => (await health(app)).genset_mode === null);
+    expect((await health(app)).genset_warnings).toEqual(['genset_unreachable']);
+    await publish(gensetReport({ mode: 'auto' }));
+    await waitFor(() => hooked('generator.genset.in_auto').length === 1);
+    expect((await health(app)).genset_warnings).toEqual([]);
+    expect(hooked('generator.alarm.genset_not_in_auto')).toHaveLength(1);
+  });
+
+  it('a start is refused with 409 while the module is in Stop, allowed with a warning in Manual', async (ctx) => {
+    if (!broker) return ctx.skip();
+    const app = await armedWithWebhook();
+    await publish(gensetReport({ mode: 'stop' }));
+    await waitFor(async () => (await health(app)).genset_mode === 'stop');
+    const refused = await app.request('POST', '/api/generator/start', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/Stop mode/);
+    expect(app.relay.commands.includes(true)).toBe(false);
+
+    await publish(gensetReport({ mode: 'manual' }));
+    await waitFor(async () => (await health(app)).genset_mode === 'manual');
+    const started = await app.request('POST', '/api/generator/start', {});
+    expect(started.status).toBe(200);
+    expect(started.body.message).toMatch(/Warning: .*Manual mode/);
+  });
+
+  it('a stale module does not block a start: unknown is not Stop', async (ctx) => {
+    if (!broker) return ctx.skip();
+    const app = await armedWithWebhook();
+    await publish(gensetReport({ mode: 'stop' }));
+    await waitFor(async () => (await health(app)).genset_mode === 'stop');
+    await publish(staleGensetReport());
+    await waitFor(async () => (await app.request('GET', '/api/genset')).body.stale === true);
+    expect((await app.request('POST', '/api/generator/start', {})).status).toBe(200);
+  });
+});
+
+describe("the genset module's alarms", () => {
+  const alarm = (index: number, name: string, level: 'warning' | 'shutdown' | 'electrical_trip') => ({
+    index,
+    name,
+    level,
+  });
+
+  it('a warning goes out once with its names; a shutdown ends the run as genset_shutdown and blocks restarts until reset', async (ctx) => {
+    if (!broker) return ctx.skip();
+    const app = await armedWithWebhook();
+    await publish(gensetReport());
+    await waitFor(async () => (await app.request('GET', '/api/genset')).status === 200);
+    expect((await app.request('POST', '/api/generator/start', {})).status).toBe(200);
+    const running = { engine_state: 'running' as const, running: true };
+    const warning = alarm(9, 'low_fuel_level', 'warning');
+    await publish(gensetReport({ ...running, alarms: { level: 'warning', active: [warning] } }));
+    await publish(gensetReport({ ...running, alarms: { level: 'warning', active: [warning] } }));
+    await waitFor(() => hooked('generator.alarm.genset_warning').length === 1);
+    expect(hooked('generator.alarm.genset_warning')[0]?.data).toMatchObject({
+      alarms: ['low_fuel_level'],
+      level: 'warning',
+    });
+    expect((await app.request('GET', '/api/generator/state')).body.running).toBe(true);
+
+    const shutdown = alarm(2, 'low_oil_pressure', 'shutdown');
+    await publish(
+      gensetReport({
+        engine_state: 'stopped',
+        running: false,
+        alarms: { level: 'shutdown', active: [warning, shutdown] },
+      }),
+    );
+    await waitFor(async () => (await history(app))[0]?.stop_time !== null);
+    expect((await history(app))[0]).toMatchObject({ stop_reason: 'genset_shutdown' });
+    await waitFor(() => hooked('generator.alarm.genset_shutdown').length === 1);
+    expect(hooked('generator.alarm.genset_shutdown')[0]?.data).toMatchObject({
+      alarms: ['low_oil_pressure'],
+    });
+    await waitFor(() => hooked('generator.stopped.genset_shutdown').length === 1);
+    // The engine stopping is the shutdown itself, not an unexpected stop; the warning was not sent again.
+    expect((await health(app)).alarm).toBeNull();
+    expect(hooked('generator.alarm.genset_warning')).toHaveLength(1);
+
+    // No retry: starts are refused while the shutdown stands, even once the module goes silent.
+    const refused = await app.request('POST', '/api/generator/start', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/shutdown alarm/);
+    await publish(staleGensetReport());
+    await waitFor(async () => (await app.request('GET', '/api/genset')).body.stale === true);
+    expect((await app.request('POST', '/api/generator/start', {})).status).toBe(409);
+
+    await publish(gensetReport());
+    await waitFor(async () => (await app.request('GET', '/api/genset')).body.alarms?.level === 'none');
+    expect((await app.request('POST', '/api/generator/start', {})).status).toBe(200);
+  });
+
+  it('an electrical trip is announced as such', async (ctx) => {
+    if (!broker) return ctx.skip();
+    const app = await armedWithWebhook();
+    await publish(
+      gensetReport({
+        alarms: { level: 'electrical_trip', active: [alarm(20, 'kw_overload', 'electrical_trip')] },
+      }),
+    );
+    await waitFor(() => hooked('generator.alarm.genset_electrical_trip').length === 1);
+    expect(hooked('generator.alarm.genset_electrical_trip')[0]?.data).toMatchObject({
+      alarms: ['kw_overload'],
+    });
+    expect((await app.request('GET', '/api/generator/history')).body).toHaveLength(0);
   });
 });

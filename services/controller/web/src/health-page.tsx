@@ -14,6 +14,7 @@ const SOURCES: Choice<HealthStatus['running_feedback_source']>[] = [
   { value: 'relaynode', label: 'GPIO input on the relay node' },
   { value: 'mqtt', label: 'MQTT topic (Home Assistant, smart plug)' },
   { value: 'api', label: 'REST API' },
+  { value: 'genset', label: "The generator's own controller (Modbus, read by the relay node)" },
 ];
 const POLICIES: Choice<HealthStatus['fail_to_start_policy']>[] = [
   { value: 'drop_and_lockout', label: 'Drop the relay and lock out' },

@@ -136,4 +136,9 @@ export const DEFAULT_TEMPLATES: Record<NotificationEvent, { title: string; body:
   lease_not_published: system('Generator controller could not publish its relay lease'),
   condition_source_stale: system('Start condition source silent'),
   condition_source_restored: system('Start condition source reporting again'),
+  genset_not_in_auto: system("Generator's controller not in Auto"),
+  genset_in_auto: system("Generator's controller back in Auto"),
+  genset_warning: system("Generator's controller warning alarm"),
+  genset_shutdown: system("Generator's controller shutdown alarm"),
+  genset_electrical_trip: system("Generator's controller electrical trip alarm"),
 };
