@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
 import { controllerStats } from '../ha/stats.js';
 import { registerConditionMetrics } from './condition-metrics.js';
+import { registerGensetMetrics } from './genset-metrics.js';
 import type { ControllerService } from '../controller-service.js';
 
 /**
@@ -43,6 +44,7 @@ export function createControllerMetrics() {
     register(registry: Registry, svc: ControllerService, heartbeat: HeartbeatPublisher): void {
       registry.registerMetric(relayCommands);
       registerConditionMetrics(registry, svc);
+      registerGensetMetrics(registry, svc);
       const registers = [registry];
       const view = () => svc.controller.view();
       const flag = (name: string, help: string, read: () => boolean | undefined) =>
