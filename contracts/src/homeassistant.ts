@@ -41,6 +41,11 @@ const SENSOR_UNITS: Record<string, string[]> = {
   voltage: ['V', 'mV', 'µV', 'kV', 'MV'],
   current: ['A', 'mA'],
   power: ['W', 'kW', 'MW', 'GW', 'TW', 'mW', 'BTU/h'],
+  // The generator's own controller over Modbus.
+  pressure: ['Pa', 'kPa', 'hPa', 'bar', 'cbar', 'mbar', 'mmHg', 'inHg', 'psi'],
+  temperature: ['°C', '°F', 'K'],
+  frequency: ['Hz', 'kHz', 'MHz', 'GHz'],
+  energy: ['J', 'kJ', 'MJ', 'GJ', 'mWh', 'Wh', 'kWh', 'MWh', 'GWh', 'TWh', 'cal', 'kcal', 'Mcal', 'Gcal'],
 };
 
 export const BinarySensor = z.strictObject({
@@ -65,7 +70,21 @@ export const Sensor = z
     state_topic: z.string().min(1),
     value_template: z.string().optional(),
     device_class: z
-      .enum(['duration', 'volume', 'distance', 'speed', 'enum', 'battery', 'voltage', 'current', 'power'])
+      .enum([
+        'duration',
+        'volume',
+        'distance',
+        'speed',
+        'enum',
+        'battery',
+        'voltage',
+        'current',
+        'power',
+        'pressure',
+        'temperature',
+        'frequency',
+        'energy',
+      ])
       .optional(),
     unit_of_measurement: z.string().optional(),
     // measurement_angle (HA 2025.2 on): an angle in degrees, averaged on the circle.

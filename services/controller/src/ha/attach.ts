@@ -40,12 +40,20 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
         consoleUrl: o.consoleUrl,
         automationCommands: o.automationCommands,
         conditions: configured(svc),
+        genset: svc.controller.gensetState !== null,
       }),
     logger: o.logger,
   });
   discovery.attach();
   // A new start-conditions configuration shows and removes their entities.
   svc.conditions.onConfig(() => (o.enabled ? discovery.publish() : undefined));
+  // The first genset report from the relay node shows the generator's own controller's entities.
+  let gensetShown = svc.controller.gensetState !== null;
+  svc.onStateChanged(() => {
+    if (gensetShown || svc.controller.gensetState === null) return;
+    gensetShown = true;
+    if (o.enabled) discovery.publish();
+  });
   let stats: StatsPublisher | null = null;
   if (o.enabled) {
     stats = new StatsPublisher({

@@ -1,6 +1,7 @@
 import { GENERATOR_STATES, generator, HOA_POSITIONS } from '@outpost/contracts';
 import { commandEntities, onOff } from './command-entities.js';
 import { type ConditionEntitiesInput, conditionEntities } from './condition-entities.js';
+import { gensetEntities } from './genset-entities.js';
 import { healthEntities } from './health-entities.js';
 
 /**
@@ -28,6 +29,8 @@ export interface ControllerDiscoveryOptions {
   automationCommands?: ReadonlySet<generator.AutomationCommand> | undefined;
   /** The configured start-condition sources and conditions (a sensor and a binary sensor each). */
   conditions?: ConditionEntitiesInput;
+  /** The relay node has reported the generator's own controller: its entities are shown. */
+  genset?: boolean;
 }
 
 export type DiscoveryPayload = Record<string, unknown>;
@@ -216,6 +219,7 @@ export function controllerDiscovery(o: ControllerDiscoveryOptions): DiscoveryPay
       ),
     }),
     ...conditionEntities(uid, t.state, o.conditions ?? { sources: [], conditions: [] }),
+    ...gensetEntities({ uid, stateTopic: t.state, shown: o.genset ?? false }),
   };
   return {
     dev: {

@@ -249,3 +249,57 @@ describe('start conditions in HA discovery', () => {
     );
   });
 });
+
+describe("the generator's own controller in HA discovery", () => {
+  const shape = (cmps: Record<string, Cmp>) =>
+    Object.fromEntries(
+      Object.entries(shown(cmps))
+        .filter(([k]) => k.startsWith('genset_'))
+        .map(([k, c]) => [
+          k,
+          [c.p, c.device_class ?? null, c.unit_of_measurement ?? null, c.state_class ?? null],
+        ]),
+    );
+
+  it('is removed until the relay node reports a genset', () => {
+    expect(shape(controllerDiscovery(base).cmps as Record<string, Cmp>)).toEqual({});
+  });
+
+  it('gives its values the device classes and units HA knows, and a problem sensor per alarm level', () => {
+    const payload = controllerDiscovery({ ...base, genset: true });
+    expect(DeviceDiscovery.safeParse(payload).error).toBeUndefined();
+    const cmps = payload.cmps as Record<string, Cmp>;
+    for (const [key, cmp] of Object.entries(shown(cmps))) {
+      const parsed = PLATFORM[cmp.p].safeParse(cmp);
+      expect(parsed.error, `${key}: ${parsed.error?.message}`).toBeUndefined();
+    }
+    expect(shape(cmps)).toEqual({
+      genset_oil_pressure: ['sensor', 'pressure', 'kPa', 'measurement'],
+      genset_coolant_temperature: ['sensor', 'temperature', '°C', 'measurement'],
+      genset_oil_temperature: ['sensor', 'temperature', '°C', 'measurement'],
+      genset_fuel_level: ['sensor', null, '%', 'measurement'],
+      genset_battery_voltage: ['sensor', 'voltage', 'V', 'measurement'],
+      genset_engine_speed: ['sensor', null, 'rpm', 'measurement'],
+      genset_frequency: ['sensor', 'frequency', 'Hz', 'measurement'],
+      genset_total_power: ['sensor', 'power', 'W', 'measurement'],
+      genset_load: ['sensor', null, '%', 'measurement'],
+      genset_energy: ['sensor', 'energy', 'kWh', 'total_increasing'],
+      genset_starts: ['sensor', null, 'starts', 'total_increasing'],
+      genset_run_hours: ['sensor', 'duration', 'h', 'total_increasing'],
+      genset_mode: ['sensor', 'enum', null, null],
+      genset_engine_state: ['sensor', 'enum', null, null],
+      genset_not_in_auto: ['binary_sensor', 'problem', null, null],
+      genset_unreachable: ['binary_sensor', 'problem', null, null],
+      genset_warning_alarm: ['binary_sensor', 'problem', null, null],
+      genset_shutdown_alarm: ['binary_sensor', 'problem', null, null],
+      genset_electrical_trip_alarm: ['binary_sensor', 'problem', null, null],
+    });
+    // Read from the retained state's genset object; a stale report reads as unknown, never a number.
+    expect(cmps.genset_oil_pressure?.state_topic).toBe('outpost/controller/main/state');
+    expect(cmps.genset_oil_pressure?.value_template).toContain('not value_json.genset.stale');
+    expect(cmps.genset_oil_pressure?.value_template).toContain('g.instruments.oil_pressure_kpa');
+    expect(cmps.genset_shutdown_alarm?.value_template).toContain("selectattr('level', 'eq', 'shutdown')");
+    expect(cmps.genset_shutdown_alarm?.json_attributes_template).toContain("map(attribute='name')");
+    expect(cmps.genset_mode?.options).toEqual(expect.arrayContaining(['stop', 'auto', 'manual']));
+  });
+});

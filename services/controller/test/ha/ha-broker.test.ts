@@ -17,6 +17,7 @@ import {
 } from '../helpers/stack.js';
 import { type TestDatabase, testDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/wait.js';
+import { gensetReport } from '../helpers/genset-fixtures.js';
 import { homeassistant } from '@outpost/contracts';
 
 const { DeviceDiscovery } = homeassistant;
@@ -277,6 +278,44 @@ describe.skipIf(!built)('controller Home Assistant discovery on a broker with ac
     expect(text).toMatch(/^controller_armed\{[^}]*\} 1$/m);
     expect(text).toMatch(/^controller_generator_running\{[^}]*\} 0$/m);
   });
+  it("follows the relay node's genset report: in the state, on /metrics and as Home Assistant entities", async () => {
+    // Without a genset report its entities are removed (reduced to their platform).
+    expect((await retainedConfig()).genset_oil_pressure).toEqual({ p: 'sensor' });
+    const node = await mqtt.connectAsync(broker.url, {
+      username: 'relaynode',
+      password: PW.relaynode,
+      clientId: `genset-reader-${process.pid}`,
+      reconnectPeriod: 0,
+    });
+    try {
+      const before = configs().length;
+      const report = gensetReport({ mode: 'manual' });
+      await node.publishAsync(`${PREFIX}/relaynode/main/genset`, JSON.stringify(report), {
+        qos: 1,
+        retain: true,
+      });
+      await waitFor(() => latestState()?.genset?.mode === 'manual', 5000);
+      // The first report shows the genset's entities: the device is sent again with them.
+      await waitFor(() => configs().length > before, 5000);
+      const config = JSON.parse(configs().at(-1)?.payload as string);
+      expect(DeviceDiscovery.safeParse(config).error).toBeUndefined();
+      const cmps = config.cmps as Record<string, Record<string, unknown>>;
+      expect(cmps.genset_oil_pressure).toMatchObject({
+        device_class: 'pressure',
+        unit_of_measurement: 'kPa',
+      });
+      expect(cmps.genset_shutdown_alarm).toMatchObject({ p: 'binary_sensor', device_class: 'problem' });
+      expect((await retainedConfig()).genset_mode).toMatchObject({ device_class: 'enum' });
+      const text = await (await fetch(`${controller.url}/metrics`)).text();
+      expect(text).toMatch(/^controller_genset_fuel_level_ratio(\{[^}]*\})? 0\.8$/m);
+      expect(text).toMatch(/^controller_genset_mode\{[^}]*mode="manual"[^}]*\} 1$/m);
+    } finally {
+      // The next suites' controller starts without a genset.
+      await node.publishAsync(`${PREFIX}/relaynode/main/genset`, '', { qos: 1, retain: true });
+      await node.endAsync();
+    }
+  });
+
   it('offers Home Assistant only what the automation account may send, and none of it is refused', async () => {
     const cmps = await retainedConfig();
     expect(offered(cmps)).toEqual([...generator.DEFAULT_AUTOMATION_COMMANDS].sort());
