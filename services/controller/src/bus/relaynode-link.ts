@@ -82,6 +82,10 @@ export async function attachRelaynodeLink(opts: RelaynodeLinkOptions): Promise<R
     const online = payload === 'online';
     logger.info({ relaynode: id, availability: payload }, 'relay node availability');
     report(link.availability(online, clock.now()));
+    // Offline, its retained genset report stays on the broker but says nothing about the module any more.
+    controller.genset
+      .nodeAvailability(online)
+      .catch((err: unknown) => logger.error({ err }, 'genset report of an offline relay node'));
     if (online) {
       // The node publishes its state right after its birth; re-sync as soon as it shows our epoch is missing.
       lastResync = Number.NEGATIVE_INFINITY;

@@ -61,7 +61,8 @@ export class GeneratorController {
   private readonly linkIntegrity: LinkIntegrity;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
-  private readonly genset: GensetFollower;
+  /** The generator's own controller over Modbus, as the relay node reports it. */
+  readonly genset: GensetFollower;
   private maintenanceDue = false;
   private exerciseUntilFull: ExerciseUntilFull | null = null;
 
@@ -344,11 +345,6 @@ export class GeneratorController {
   /** The newest genset report; null before the relay node published one. */
   get gensetState(): genset.GensetState | null {
     return this.genset.state;
-  }
-
-  /** What a commanded start's answer adds while the genset module is in Manual (or a test mode). */
-  gensetStartWarning(): string | null {
-    return this.genset.startWarning();
   }
 
   /** Feedback status, alarm and hour meter, for GET /api/health. */

@@ -83,7 +83,7 @@ export function generatorRoutes(svc: ControllerService) {
           scheduled_stop_at: sec(out.scheduled_stop_at),
           message: withWarning(
             startMessage(out.relay, confirmed, svc.config.heartbeatIntervalSeconds),
-            ctl.gensetStartWarning(),
+            ctl.genset.startWarning(),
           ),
           relay_confirmed: confirmed,
           relay_status: confirmed ? ('confirmed' as const) : ('pending' as const),

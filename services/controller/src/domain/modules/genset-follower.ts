@@ -4,6 +4,7 @@ import { REFUSAL_MESSAGES } from '../errors.js';
 import { noticeEvents } from '../health-events.js';
 import type { Refusal } from '../gates.js';
 import { alarmKeys, newAlarmEvents, stopsEngine } from './genset-alarms.js';
+import { staleOf } from './genset-stale.js';
 import type { RunningFeedback } from './running-feedback.js';
 
 const GENSET = { who: 'system', from: 'genset' };
@@ -35,6 +36,7 @@ export class GensetFollower implements ControllerModule {
   private alarmsBefore: ReadonlySet<string> = new Set();
   /** A shutdown ended a run (or stood at a start): no start until a report shows it reset. */
   private shutdownStands = false;
+  private nodeOffline = false;
 
   constructor(
     private readonly core: ModuleHost,
@@ -71,9 +73,11 @@ export class GensetFollower implements ControllerModule {
     return `the generator's own controller is in ${MODE_WORDS[mode]} mode, not Auto: it may ignore the start relay or not stop when it opens`;
   }
 
-  async reported(state: genset.GensetState): Promise<void> {
+  async reported(report: genset.GensetState): Promise<void> {
     const core = this.core;
+    let state = report;
     await core.serial.run(async () => {
+      if (this.nodeOffline && !report.stale) state = staleOf(report);
       this.latest = state;
       if (!state.stale) {
         await this.followMode(state.mode);
@@ -83,6 +87,24 @@ export class GensetFollower implements ControllerModule {
     });
     const running = state.stale ? null : state.running;
     await (running === null ? this.feedback.unknown('genset') : this.feedback.report('genset', running));
+  }
+
+  /**
+   * The relay node's availability. Offline, its retained report is the last it could say, not what the
+   * module says now: everything becomes unknown, as if the module were silent, until it is back online
+   * and reports again (a retained report arriving while it is offline is taken as stale too).
+   */
+  async nodeAvailability(online: boolean): Promise<void> {
+    const core = this.core;
+    const gone = await core.serial.run(async () => {
+      this.nodeOffline = !online;
+      if (online || !this.latest || this.latest.stale) return false;
+      core.deps.logger.warn({}, "relay node offline: the generator's controller is unknown until it is back");
+      this.latest = staleOf(this.latest);
+      core.afterChange(false);
+      return true;
+    });
+    if (gone) await this.feedback.unknown('genset');
   }
 
   private refusal(): Refusal | null {
