@@ -55,6 +55,29 @@ const EVENTS = [
     data: { timestamp: AT, status: 'reminder', details: 'automation has been disarmed for 24 h', hours: 24 },
     expect: ['Automation still disarmed', 'automation has been disarmed for 24 h'],
   },
+  {
+    event: 'genset_not_in_auto',
+    data: {
+      timestamp: AT,
+      status: 'warning',
+      details:
+        "the generator's own controller is in Manual mode: a remote start closes the relay and the engine does not start",
+      mode: 'manual',
+    },
+    expect: ["Generator's controller not in Auto", 'is in Manual mode'],
+  },
+  {
+    event: 'genset_shutdown',
+    data: {
+      timestamp: AT,
+      status: 'alarm',
+      details: "the generator's controller raised a shutdown alarm: low_oil_pressure",
+      alarm: 'genset_shutdown',
+      alarms: ['low_oil_pressure'],
+      run_id: 6,
+    },
+    expect: ["Generator's controller shutdown alarm", 'shutdown alarm: low_oil_pressure (status: alarm'],
+  },
 ];
 
 describe('generator health events reach people with their default templates', () => {
