@@ -24,6 +24,7 @@ import { EpoMonitor, FEEDBACK_POLL_MS, FEEDBACK_REQUIRED_READS } from './domain/
 import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
 import { startGensetReader } from './genset/genset-bus.js';
+import { stopAlongWithRelay } from './genset/stop-path.js';
 import type { RegisterIo } from './genset/transport.js';
 import { chooseIo, type IoChoice } from './hardware/io-factory.js';
 import { RelayDriver } from './hardware/relay-driver.js';
@@ -180,6 +181,8 @@ export async function startRelayNode(o: StartOptions) {
         ...(o.gensetIo ? { io: o.gensetIo } : {}),
       })
     : null;
+  if (gensetReader)
+    stopAlongWithRelay({ node: core, telemetryStop: () => gensetReader.poller.telemetryStop(), log });
 
   // 3. MQTT (optional: the REST heartbeat works without a broker).
   let bus: OutpostMqtt | null = null;

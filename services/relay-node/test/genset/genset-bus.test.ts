@@ -112,4 +112,47 @@ describe('the relay node publishes the genset message through a real broker', ()
       await n.stop();
     }
   }, 30_000);
+
+  it('a relay going OFF also writes the telemetry stop where the module offers it; ON writes nothing', async () => {
+    dse.set({ fault: null, registers: dse4520Running() });
+    dse.registers({ 4098: 0x4000 }); // function 33 (cancel telemetry start) among page 16's flags
+    const before = dse.writes().length;
+    const n = await startTestNode({
+      config: {
+        mqtt: mqttConfig(),
+        genset: {
+          transport: 'tcp',
+          host: '127.0.0.1',
+          port: dse.port,
+          unitId: 10,
+          pollMs: 200,
+          timeoutMs: 200,
+          staleMs: 1000,
+        },
+      },
+    });
+    try {
+      const on = await n.api(
+        'POST',
+        '/api/heartbeat',
+        leased({ heartbeat_interval: 10, armed: true, relay_on: true }),
+      );
+      expect(on.status).toBe(200);
+      expect(await n.pins.level('GPIO16')).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(dse.writes().slice(before)).toEqual([]);
+      const off = await n.api(
+        'POST',
+        '/api/heartbeat',
+        leased({ heartbeat_interval: 10, armed: true, relay_on: false }),
+      );
+      expect(off.status).toBe(200);
+      expect(await n.pins.level('GPIO16')).toBe(0);
+      // GenComm key 35733 and its complement 65535 − 35733, in one write to 4104–4105.
+      await until(() => (dse.writes().length > before ? true : undefined));
+      expect(dse.writes().slice(before)).toEqual([{ address: 4104, values: [35733, 29802] }]);
+    } finally {
+      await n.stop();
+    }
+  }, 30_000);
 });
