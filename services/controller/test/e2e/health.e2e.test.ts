@@ -1,5 +1,7 @@
 import { browserTestsEnabled, type E2EBrowser, openBrowser } from '@outpost/ui/testing';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gensetReport, staleGensetReport } from '../helpers/genset-fixtures.js';
 import { adminToken, type Stack, startStack } from './stack.js';
 
 /**
@@ -75,6 +77,45 @@ describe.skipIf(!browserTestsEnabled())('console Health page in Chromium', () =>
     }[];
     expect(items.find((i) => i.name === 'Oil and oil filter')?.history).toHaveLength(1);
     await context.close();
+  }, 60_000);
+
+  it("shows the generator's controller: its mode warning, gauges and alarms, and unknown while stale", async () => {
+    const { context, page } = await b.newSession();
+    await context.addInitScript(`localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`);
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${url}/#/health`);
+    await page.getByTestId('feedback-status').waitFor();
+    // No report from the relay node yet: no card.
+    expect(await page.getByTestId('genset-mode').count()).toBe(0);
+    // Stands in for the relay node's genset reader on the stack's broker.
+    const reader = await mqtt.connectAsync(stack.broker.url, { clientId: `genset-e2e-${process.pid}` });
+    const publish = (state: unknown) =>
+      reader.publishAsync('outpost/relaynode/main/genset', JSON.stringify(state), { qos: 1, retain: true });
+    try {
+      const base = gensetReport();
+      await publish(
+        gensetReport({
+          mode: 'manual',
+          instruments: { ...base.instruments, oil_pressure_kpa: 310, fuel_level_percent: 64 },
+          alarms: { level: 'warning', active: [{ index: 9, name: 'low_fuel_level', level: 'warning' }] },
+        }),
+      );
+      await page.getByTestId('genset-mode').filter({ hasText: 'Manual' }).waitFor();
+      await page.getByTestId('genset-mode-warning').filter({ hasText: 'not Auto' }).waitFor();
+      expect(await page.getByTestId('genset-oil').textContent()).toBe('310 kPa');
+      expect(await page.getByTestId('genset-fuel').textContent()).toBe('64 %');
+      await page.getByTestId('genset-alarms').filter({ hasText: 'low fuel level: warning' }).waitFor();
+
+      await publish(staleGensetReport());
+      await page.getByTestId('genset-stale').waitFor();
+      await page.getByTestId('genset-mode').filter({ hasText: 'unknown' }).waitFor();
+      expect(await page.getByTestId('genset-oil').textContent()).toBe('—');
+      expect(await page.getByTestId('genset-mode-warning').count()).toBe(0);
+    } finally {
+      await reader.publishAsync('outpost/relaynode/main/genset', '', { qos: 1, retain: true });
+      await reader.endAsync();
+      await context.close();
+    }
   }, 60_000);
 
   it('logged no page errors', () => {

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { DataTable } from './data-table.js';
 import { Feedback, useAction, useLoad } from './feedback.js';
+import { GensetCard } from './genset-card.js';
 import { type Choice, InputField, SelectField } from './fields.js';
 import { MaintenanceCard } from './maintenance-card.js';
 import { RuntimeChart, runtimePerDay } from './runtime-chart.js';
@@ -58,6 +59,7 @@ export function HealthPage() {
           <Banner kind="error">{ALARMS[h.alarm]}</Banner>
         </div>
       ) : null}
+      <GensetCard />
       {h ? <FeedbackCard h={h} onSaved={status.reload} /> : null}
       {h ? <HourMeterCard h={h} onSaved={meterSet} /> : null}
       <MaintenanceCard key={meterSets} onChange={status.reload} />

@@ -1,5 +1,5 @@
 // Wire types come from the shared contracts (type-only: nothing of zod reaches the bundle).
-import type { conditions, generator, health } from '@outpost/contracts';
+import type { conditions, generator, genset, health } from '@outpost/contracts';
 import type { z } from 'zod';
 
 export type GenState = z.infer<typeof generator.GeneratorState>;
@@ -34,6 +34,7 @@ export interface DevGpio {
 }
 
 export type HealthStatus = z.infer<typeof health.HealthStatus>;
+export type GensetState = z.infer<typeof genset.GensetState>;
 export type MaintenanceItem = z.infer<typeof health.MaintenanceItem>;
 export type ExerciseReport = z.infer<typeof health.ExerciseReport>;
 export type ConditionsOverview = z.infer<typeof conditions.ConditionsOverview>;
