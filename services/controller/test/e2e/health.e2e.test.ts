@@ -105,6 +105,11 @@ describe.skipIf(!browserTestsEnabled())('console Health page in Chromium', () =>
       expect(await page.getByTestId('genset-oil').textContent()).toBe('310 kPa');
       expect(await page.getByTestId('genset-fuel').textContent()).toBe('64 %');
       await page.getByTestId('genset-alarms').filter({ hasText: 'low fuel level: warning' }).waitFor();
+      // The Status page warns too, and leads here.
+      await page.getByRole('link', { name: 'Status' }).click();
+      await page.getByTestId('status-genset-warning').filter({ hasText: 'Manual mode' }).waitFor();
+      await page.getByTestId('status-genset-warning').getByRole('link', { name: 'Health' }).click();
+      await page.getByTestId('genset-mode').filter({ hasText: 'Manual' }).waitFor();
 
       await publish(staleGensetReport());
       await page.getByTestId('genset-stale').waitFor();

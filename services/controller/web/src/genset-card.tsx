@@ -105,3 +105,17 @@ export function GensetCard() {
     </Card>
   );
 }
+
+/** The Status page's warning: the module known to be in a mode where a remote start does nothing. */
+export function GensetModeBanner({ genset }: { genset: GensetState | null | undefined }) {
+  const mode = genset && !genset.stale ? genset.mode : null;
+  if (!mode || mode === 'auto' || mode === 'auto_manual_restore') return null;
+  return (
+    <Banner kind="warn">
+      <span data-testid="status-genset-warning">
+        The generator's controller is in {MODES[mode]} mode, not Auto: a remote start
+        {mode === 'stop' ? ' is refused' : ' may do nothing'} — see <a href="#/health">Health</a>
+      </span>
+    </Banner>
+  );
+}

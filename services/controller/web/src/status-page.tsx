@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Controls } from './controls.js';
 import { DevPanel } from './dev-panel.js';
+import { GensetModeBanner } from './genset-card.js';
 import { RELAYNODE_KEY_CARD, RelaynodeKeyCard } from './relaynode-key-card.js';
 import { SafetyCard } from './safety-card.js';
 import { StateBanners, StatusCard } from './status-card.js';
@@ -99,6 +100,7 @@ export function StatusPage({ gen }: { gen: Gen }) {
         </Banner>
       ))}
       <StateBanners s={s} />
+      <GensetModeBanner genset={s.genset} />
       {s.health_alarm ? (
         <Banner kind="error">
           <span data-testid="status-health-alarm">
