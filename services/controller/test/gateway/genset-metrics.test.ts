@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HeartbeatPublisher } from '../../src/domain/heartbeat-lease.js';
 import { createControllerMetrics } from '../../src/metrics/controller-metrics.js';
@@ -59,6 +60,22 @@ describe("the generator's own controller in /metrics", () => {
     expect(await sample('controller_genset_mode', 'mode="manual"')).toBe(1);
     expect(await sample('controller_genset_alarms', 'level="warning"')).toBe(1);
     expect(await sample('controller_genset_alarms', 'level="shutdown"')).toBe(0);
+
+    // The operations dashboard's genset panels read only series the controller exports.
+    const dashboard = JSON.parse(
+      readFileSync(new URL('../../../../infra/grafana/dashboards/operations.json', import.meta.url), 'utf8'),
+    ) as { panels: { title: string; targets: { expr: string }[] }[] };
+    const used = new Set(
+      dashboard.panels.flatMap((p) => p.targets.flatMap((x) => x.expr.match(/controller_genset_\w+/g) ?? [])),
+    );
+    for (const name of [
+      'oil_pressure_pascals',
+      'coolant_temperature_celsius',
+      'battery_volts',
+      'fuel_level_ratio',
+    ])
+      expect(used.has(`controller_genset_${name}`), name).toBe(true);
+    for (const name of used) expect(await sample(name), name).not.toBeNull();
 
     await t.svc.controller.gensetReported(staleGensetReport());
     expect(await sample('controller_genset_stale')).toBe(1);
