@@ -24,7 +24,7 @@ import { waitFor } from '../helpers/wait.js';
  */
 const db = useTestDatabase();
 const SEED = Number(process.env.METERS_SEED ?? Date.now() % 2 ** 31);
-const RUNS = Number(process.env.METERS_RUNS ?? 12);
+const RUNS = Number(process.env.METERS_RUNS ?? 30);
 const MIN = 60_000;
 
 type Action =
@@ -36,14 +36,22 @@ type Action =
   | { kind: 'restart' }
   | { kind: 'wait'; ms: number };
 
+// Weighted so that short sequences still reach a restart or a fuel reset in the middle of a run.
 const action: fc.Arbitrary<Action> = fc.oneof(
-  fc.constant({ kind: 'start' as const }),
-  fc.constant({ kind: 'stop' as const }),
-  fc.constant({ kind: 'external_on' as const }),
-  fc.constant({ kind: 'external_off' as const }),
-  fc.constant({ kind: 'fuel_reset' as const }),
-  fc.constant({ kind: 'restart' as const }),
-  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 45 * MIN }) }),
+  { weight: 3, arbitrary: fc.constant({ kind: 'start' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'stop' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'external_on' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'external_off' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'fuel_reset' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'restart' as const }) },
+  {
+    weight: 4,
+    // Short waits too: a run shorter than one alive-stamp period is the one a restart could lose.
+    arbitrary: fc.record({
+      kind: fc.constant('wait' as const),
+      ms: fc.oneof(fc.integer({ min: 1, max: 90_000 }), fc.integer({ min: 1, max: 45 * MIN })),
+    }),
+  },
 );
 
 interface Stats {
