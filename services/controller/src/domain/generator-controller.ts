@@ -4,12 +4,12 @@ import { GeneratorCore } from './controller-core.js';
 import type {
   BootReport,
   ControllerDeps,
-  FinishedRuns,
   StartCommand,
   StartOutcome,
   StopOutcome,
 } from './controller-types.js';
 import type { Refusal } from './gates.js';
+import type { MeterReading } from './run-meters.js';
 import { AliveStamp } from './modules/alive-stamp.js';
 import { Arming } from './modules/arming.js';
 import { AutoStop } from './modules/auto-stop.js';
@@ -52,6 +52,7 @@ export class GeneratorController {
   private readonly linkIntegrity: LinkIntegrity;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
+  private readonly aliveStamp: AliveStamp;
   private maintenanceDue = false;
   private exerciseUntilFull: ExerciseUntilFull | null = null;
 
@@ -59,7 +60,7 @@ export class GeneratorController {
     const core = new GeneratorCore(deps);
     this.core = core;
     // Registration order is the order timers are armed and deciders are asked: keep it.
-    core.register(new AliveStamp(core));
+    this.aliveStamp = core.register(new AliveStamp(core));
     core.register(
       new AutoStop(core, () =>
         exerciseHold(
@@ -117,6 +118,12 @@ export class GeneratorController {
     this.core.shutdown();
   }
 
+  /** A graceful shutdown: the last alive stamp once the queued writes are done, then the timers. */
+  async close(): Promise<void> {
+    await this.aliveStamp.final();
+    this.core.shutdown();
+  }
+
   // ---- reads ------------------------------------------------------------------------------------
 
   get persisted(): Readonly<PersistedState> {
@@ -144,8 +151,9 @@ export class GeneratorController {
     return this.core.writes.backlog;
   }
 
-  get finishedRuns(): Readonly<FinishedRuns> {
-    return this.core.finished;
+  /** Run seconds and fuel since the last reset, completed runs plus the runs going now. */
+  meters(): MeterReading {
+    return this.core.meterReading();
   }
 
   /** The relay intent the heartbeat carries. */

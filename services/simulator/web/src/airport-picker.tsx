@@ -1,4 +1,4 @@
-import { apiFetch, Card, errorText, formatLat, formatLon, useDebounced } from '@outpost/ui';
+import { apiFetch, Card, errorText, formatLat, formatLon, toneClass, useDebounced } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import type { Airport, Post, Status } from './types.js';
 
@@ -54,7 +54,7 @@ export function AirportPicker({
                 {' '}
                 · {formatLat(airport.lat, 4)} {formatLon(airport.lon, 4)} ·{' '}
                 {airport.elevation_known === false ? (
-                  <span class="bad" data-testid="elevation-unknown">
+                  <span class={toneClass('missing')} data-testid="elevation-unknown">
                     elevation unknown, starting at 0 ft
                   </span>
                 ) : (
@@ -78,7 +78,7 @@ export function AirportPicker({
           onInput={(e) => setQuery(e.currentTarget.value)}
         />
       </label>
-      {results && 'error' in results ? <p class="bad">{results.error}</p> : null}
+      {results && 'error' in results ? <p class={toneClass('error')}>{results.error}</p> : null}
       {results && 'airports' in results ? (
         results.airports.length === 0 ? (
           <p class="muted">No airports found</p>
