@@ -284,6 +284,44 @@ export type SimulatorStatus = z.infer<typeof SimulatorStatus>;
 export const AirportResponse = z.object({ airport: Airport });
 export const AirportsResponse = z.object({ airports: z.array(Airport) });
 
+/** One end of a runway (OurAirports `le_*` / `he_*`): its threshold and the true heading from it. */
+export const RunwayEnd = z.object({
+  /** The end's designator, e.g. "28R". */
+  ident: z.string(),
+  /** The threshold (runway end) coordinates. */
+  lat: z.number(),
+  lon: z.number(),
+  /** Feet MSL at the threshold; null where the source has none. */
+  elevation_ft: z.number().int().nullable(),
+  /** Degrees true along the runway from this end (from the other end's position where the source gives none). */
+  heading_deg: z.number(),
+});
+export type RunwayEnd = z.infer<typeof RunwayEnd>;
+
+/** A runway of the simulator's airport table: both ends, size (null where unknown) and surface as the source spells it. */
+export const Runway = z.object({
+  icao: z.string(),
+  length_ft: z.number().int().nullable(),
+  width_ft: z.number().int().nullable(),
+  surface: z.string(),
+  le: RunwayEnd,
+  he: RunwayEnd,
+});
+export type Runway = z.infer<typeof Runway>;
+export const RunwaysResponse = z.object({ runways: z.array(Runway) });
+
+/** A runway end of an airport, as POST /api/position/runway and a flight plan's first point name it. */
+export const RunwayIdent = z
+  .string()
+  .trim()
+  .min(1)
+  .max(8)
+  .regex(/^[A-Za-z0-9/. -]{1,8}$/, 'expected a runway end such as 28R');
+
+/** POST /api/position/runway: line up on the threshold of `runway` at `airport`, on its heading. */
+export const LineUpRequest = z.object({ airport: Icao, runway: RunwayIdent }).strict();
+export type LineUpRequest = z.infer<typeof LineUpRequest>;
+
 export const SerialDevice = z.object({
   device: z.string(),
   path: z.string(),
