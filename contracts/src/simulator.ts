@@ -348,10 +348,14 @@ export const SimulatorWsServerMessage = z.object({
 export const SimulatorRunning = z.object({ running: z.boolean() });
 export type SimulatorRunning = z.infer<typeof SimulatorRunning>;
 
-/** One point of a flight plan: an airport of the simulator's table, or coordinates. */
+/**
+ * One point of a flight plan: an airport of the simulator's table, coordinates, or (first point only)
+ * a runway end of an airport, where the flight starts lined up on the threshold.
+ */
 export const FlightPlanPoint = z.union([
   z.object({ icao: Icao }).strict(),
   z.object({ lat: Latitude, lon: Longitude, name: z.string().max(32).optional() }).strict(),
+  z.object({ icao: Icao, runway: RunwayIdent }).strict(),
 ]);
 export type FlightPlanPoint = z.infer<typeof FlightPlanPoint>;
 
@@ -368,7 +372,18 @@ export const FlightPlanRequest = z
     descent_rate_fpm: z.number().min(100).max(10_000).default(500),
     loop: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((req, ctx) => {
+    req.points.forEach((p, i) => {
+      if (i > 0 && 'runway' in p) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['points', i, 'runway'],
+          message: 'only the first point can be a runway (the flight starts lined up on it)',
+        });
+      }
+    });
+  });
 export type FlightPlanRequest = z.infer<typeof FlightPlanRequest>;
 
 export const FlightPlanWaypoint = z.object({
@@ -377,6 +392,8 @@ export const FlightPlanWaypoint = z.object({
   lat: z.number(),
   lon: z.number(),
   elevation_ft: z.number(),
+  /** The first point only, when it is a runway: the end the flight starts lined up on (its threshold is lat/lon). */
+  runway: z.string().optional(),
 });
 
 /** GET /api/flightplan (and the answer of PUT and DELETE): the plan and where the flight is on it. */
@@ -476,5 +493,23 @@ export const AirportNearQuery = z
       .meta({ param: { required: true } }),
     radius_nm: z.coerce.number().min(1).max(500).default(50),
     limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+
+/** GET /api/runways/near: the runways around a point, nearest first (for the console's map at airport scale). */
+export const RunwayNearQuery = z
+  .object({
+    lat: z.coerce
+      .number({ error: 'a number is required (lat and lon together)' })
+      .min(-90)
+      .max(90)
+      .meta({ param: { required: true } }),
+    lon: z.coerce
+      .number({ error: 'a number is required (lat and lon together)' })
+      .min(-180)
+      .max(180)
+      .meta({ param: { required: true } }),
+    radius_nm: z.coerce.number().min(0.5).max(100).default(10),
+    limit: z.coerce.number().int().min(1).max(500).default(200),
   })
   .strict();
