@@ -118,6 +118,41 @@ describe.skipIf(!browserTestsEnabled())('simulator console: runways in Chromium'
     await context.close();
   }, 30_000);
 
+  it('builds a route that starts on KSFO 28R and flies it from the threshold, heading down the runway', async () => {
+    const { context, page } = await b.newSession(DESKTOP);
+    await login(page);
+    const search = page.locator('input[name=route-airport-search]');
+    const found = page.getByRole('list', { name: 'Route airports found' });
+    await search.fill('KSFO');
+    await found.getByRole('button', { name: /KSFO/ }).click();
+    const start = page.locator('select[name=route-start-runway]');
+    await expect.poll(() => start.locator('option').count()).toBe(9);
+    await start.selectOption('28R');
+    await search.fill('KOAK');
+    await found.getByRole('button', { name: /KOAK/ }).click();
+    const route = page.getByRole('list', { name: 'Route', exact: true }).locator('li');
+    await expect.poll(() => route.allTextContents()).toEqual(['KSFO runway 28R ×', 'KOAK ×']);
+
+    await page.getByRole('button', { name: 'Fly this route' }).click();
+    await expect
+      .poll(() => page.getByTestId('flight-progress').textContent())
+      .toMatch(/takeoff · leg 1 KSFO → KOAK/);
+    const readout = page.getByTestId('position-readout');
+    await expect
+      .poll(() => readout.textContent())
+      .toContain(`Heading ° (target)${HEADING_28R} (${HEADING_28R})`);
+    const at = {
+      lat: degrees(await page.getByTestId('lat').textContent()),
+      lon: degrees(await page.getByTestId('lon').textContent()),
+    };
+    expect(
+      geodesic.Geodesic.WGS84.Inverse(at.lat, at.lon, THRESHOLD_28R.lat, THRESHOLD_28R.lon).s12!,
+    ).toBeLessThan(30);
+    await page.getByRole('button', { name: 'Clear flight plan' }).click();
+    await expect.poll(() => page.getByTestId('flight-progress').count()).toBe(0);
+    await context.close();
+  }, 30_000);
+
   it('offers no runway choice for an airport the table has none for, and logged no errors', async () => {
     const { context, page } = await b.newSession(DESKTOP);
     await login(page);
