@@ -1,5 +1,6 @@
 import { apiFetch, Card, errorText, formatLat, formatLon, toneClass, useDebounced } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
+import { RunwayLineUp } from './runway-line-up.js';
 import type { Airport, Post, Status } from './types.js';
 
 /** The spec's picker debounce. */
@@ -67,6 +68,7 @@ export function AirportPicker({
           <span class="muted">No airport selected</span>
         )}
       </p>
+      {status.airport_icao ? <RunwayLineUp icao={status.airport_icao} post={post} /> : null}
       <label class="field">
         <span>Search by ICAO code or name</span>
         <input
