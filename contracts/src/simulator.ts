@@ -284,6 +284,44 @@ export type SimulatorStatus = z.infer<typeof SimulatorStatus>;
 export const AirportResponse = z.object({ airport: Airport });
 export const AirportsResponse = z.object({ airports: z.array(Airport) });
 
+/** One end of a runway (OurAirports `le_*` / `he_*`): its threshold and the true heading from it. */
+export const RunwayEnd = z.object({
+  /** The end's designator, e.g. "28R". */
+  ident: z.string(),
+  /** The threshold (runway end) coordinates. */
+  lat: z.number(),
+  lon: z.number(),
+  /** Feet MSL at the threshold; null where the source has none. */
+  elevation_ft: z.number().int().nullable(),
+  /** Degrees true along the runway from this end (from the other end's position where the source gives none). */
+  heading_deg: z.number(),
+});
+export type RunwayEnd = z.infer<typeof RunwayEnd>;
+
+/** A runway of the simulator's airport table: both ends, size (null where unknown) and surface as the source spells it. */
+export const Runway = z.object({
+  icao: z.string(),
+  length_ft: z.number().int().nullable(),
+  width_ft: z.number().int().nullable(),
+  surface: z.string(),
+  le: RunwayEnd,
+  he: RunwayEnd,
+});
+export type Runway = z.infer<typeof Runway>;
+export const RunwaysResponse = z.object({ runways: z.array(Runway) });
+
+/** A runway end of an airport, as POST /api/position/runway and a flight plan's first point name it. */
+export const RunwayIdent = z
+  .string()
+  .trim()
+  .min(1)
+  .max(8)
+  .regex(/^[A-Za-z0-9/. -]{1,8}$/, 'expected a runway end such as 28R');
+
+/** POST /api/position/runway: line up on the threshold of `runway` at `airport`, on its heading. */
+export const LineUpRequest = z.object({ airport: Icao, runway: RunwayIdent }).strict();
+export type LineUpRequest = z.infer<typeof LineUpRequest>;
+
 export const SerialDevice = z.object({
   device: z.string(),
   path: z.string(),
@@ -310,10 +348,14 @@ export const SimulatorWsServerMessage = z.object({
 export const SimulatorRunning = z.object({ running: z.boolean() });
 export type SimulatorRunning = z.infer<typeof SimulatorRunning>;
 
-/** One point of a flight plan: an airport of the simulator's table, or coordinates. */
+/**
+ * One point of a flight plan: an airport of the simulator's table, coordinates, or (first point only)
+ * a runway end of an airport, where the flight starts lined up on the threshold.
+ */
 export const FlightPlanPoint = z.union([
   z.object({ icao: Icao }).strict(),
   z.object({ lat: Latitude, lon: Longitude, name: z.string().max(32).optional() }).strict(),
+  z.object({ icao: Icao, runway: RunwayIdent }).strict(),
 ]);
 export type FlightPlanPoint = z.infer<typeof FlightPlanPoint>;
 
@@ -330,7 +372,18 @@ export const FlightPlanRequest = z
     descent_rate_fpm: z.number().min(100).max(10_000).default(500),
     loop: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((req, ctx) => {
+    req.points.forEach((p, i) => {
+      if (i > 0 && 'runway' in p) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['points', i, 'runway'],
+          message: 'only the first point can be a runway (the flight starts lined up on it)',
+        });
+      }
+    });
+  });
 export type FlightPlanRequest = z.infer<typeof FlightPlanRequest>;
 
 export const FlightPlanWaypoint = z.object({
@@ -339,6 +392,8 @@ export const FlightPlanWaypoint = z.object({
   lat: z.number(),
   lon: z.number(),
   elevation_ft: z.number(),
+  /** The first point only, when it is a runway: the end the flight starts lined up on (its threshold is lat/lon). */
+  runway: z.string().optional(),
 });
 
 /** GET /api/flightplan (and the answer of PUT and DELETE): the plan and where the flight is on it. */
@@ -438,5 +493,23 @@ export const AirportNearQuery = z
       .meta({ param: { required: true } }),
     radius_nm: z.coerce.number().min(1).max(500).default(50),
     limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+
+/** GET /api/runways/near: the runways around a point, nearest first (for the console's map at airport scale). */
+export const RunwayNearQuery = z
+  .object({
+    lat: z.coerce
+      .number({ error: 'a number is required (lat and lon together)' })
+      .min(-90)
+      .max(90)
+      .meta({ param: { required: true } }),
+    lon: z.coerce
+      .number({ error: 'a number is required (lat and lon together)' })
+      .min(-180)
+      .max(180)
+      .meta({ param: { required: true } }),
+    radius_nm: z.coerce.number().min(0.5).max(100).default(10),
+    limit: z.coerce.number().int().min(1).max(500).default(200),
   })
   .strict();

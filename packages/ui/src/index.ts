@@ -1,5 +1,14 @@
 export { ApiError, type ApiOptions, apiFetch, errorText } from './api.js';
-export { AppShell, Banner, Card, CheckField, ConnBadge, Flag } from './components/common.js';
+export { AppShell, Banner, Card, CheckField, ConnBadge, Flag, Status } from './components/common.js';
+export {
+  SIMULATOR_STATUS_MEANING,
+  STATUS_TONES,
+  type StatusMeaning,
+  simulatorCountsOnline,
+  type Tone,
+  toneClass,
+  toneOf,
+} from './status.js';
 export { LoginForm, type LoginFormProps } from './components/login-form.js';
 export { GeoMap, type GeoMapProps, type MapLine, type MapPoint } from './components/geo-map.js';
 export { type Basemap, landPath, loadBasemap } from './basemap/index.js';

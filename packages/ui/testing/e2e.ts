@@ -100,6 +100,37 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * The texts inside `scope` drawn in the page's red (its --bad colour, computed): red is for faults
+ * only (packages/ui status.ts), so a page with nothing wrong answers [].
+ */
+export function redTexts(page: Page, scope: string): Promise<string[]> {
+  // Runs in the page; typed structurally, as this file is compiled without the DOM library.
+  type El = { textContent: string | null; querySelectorAll(selector: string): Iterable<El> };
+  type Win = {
+    document: {
+      createElement(tag: string): { style: { color: string }; remove(): void };
+      body: { append(node: unknown): void };
+    };
+    getComputedStyle(el: unknown): { color: string };
+  };
+  return page.locator(scope).evaluateAll((roots: El[]) => {
+    const w = globalThis as unknown as Win;
+    const probe = w.document.createElement('span');
+    probe.style.color = 'var(--bad)';
+    w.document.body.append(probe);
+    const red = w.getComputedStyle(probe).color;
+    probe.remove();
+    const out: string[] = [];
+    for (const root of roots)
+      for (const el of [root, ...root.querySelectorAll('*')]) {
+        const text = el.textContent?.trim();
+        if (text && w.getComputedStyle(el).color === red) out.push(text);
+      }
+    return out;
+  });
+}
+
 export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -120,7 +151,11 @@ export interface ServiceProcess {
 }
 
 /** Runs `node <script>` with `env` and waits until GET <url>/health answers. */
-export async function startService(script: string, env: Record<string, string>, port: number): Promise<ServiceProcess> {
+export async function startService(
+  script: string,
+  env: Record<string, string>,
+  port: number,
+): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

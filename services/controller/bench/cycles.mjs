@@ -25,7 +25,7 @@ const WAIT_MS = 2000;
 // This process's own garbage collection is not the system's latency: it runs between measured
 // windows (everything before the cycles, then the young generation after each cycle).
 setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc');
+export const collectGarbage = runInNewContext('gc');
 
 /** Observes the relay node's topics; `next` resolves at the arrival of the first matching message. */
 export class TopicWatch {
@@ -98,7 +98,7 @@ async function stopAndSettle(stack, auth, watch) {
 }
 
 /** One start, timed to the relay-desired ON and to the node's state ON, then a stop. */
-async function startCycle(stack, auth, watch) {
+export async function startCycle(stack, auth, watch) {
   const desired = watch.next(watch.desiredTopic, (m) => m.relay_on === true);
   const relayOn = watch.next(watch.stateTopic, (m) => m.relay_on === true);
   const sent = performance.now();

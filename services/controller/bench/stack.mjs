@@ -191,6 +191,7 @@ export function closeHttp() {
 }
 
 /** A fresh database on TEST_DATABASE_URL's server, or on a throwaway server when it is unset. */
+let databases = 0;
 async function freshPostgres() {
   let admin = process.env.TEST_DATABASE_URL;
   if (!admin) {
@@ -200,7 +201,8 @@ async function freshPostgres() {
   }
   const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
   await client.connect();
-  const name = `outpost_bench_${process.pid}_${Date.now()}`;
+  databases += 1;
+  const name = `outpost_bench_${process.pid}_${Date.now()}_${databases}`;
   await client.query(`CREATE DATABASE ${name}`);
   const serverVersion = (await client.query('SHOW server_version')).rows[0].server_version;
   await client.end();
@@ -217,9 +219,10 @@ async function freshPostgres() {
 
 // BENCH_CONTROLLER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", applies to the controller only.
 const controllerNodeArgs = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const relaynodeNodeArgs = (process.env.BENCH_RELAYNODE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** Starts broker, relay node and controller; returns what the benches need. */
-export async function startStack() {
+export async function startStack({ systemDir: builds = systemDir } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'outpost-controller-bench-'));
   onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
   const [mqttPort, wsPort, nodePort, ctlPort] = [
@@ -249,7 +252,7 @@ export async function startStack() {
 
   // The controller signs the leases; the node trusts only the public half.
   const leaseKeys = generateLeaseKeys();
-  const node = startNode('relay-node', join(systemDir, 'services/relay-node/dist/main.js'), {
+  const node = startNode('relay-node', join(builds, 'services/relay-node/dist/main.js'), {
     HOST: '127.0.0.1',
     RELAYNODE_PORT: String(nodePort),
     RELAYNODE_API_SECRET: RELAYNODE_SECRET,
@@ -261,12 +264,12 @@ export async function startStack() {
     HARDWARE_SAFETY_ENABLED: 'true',
     MQTT_URL: mqttUrl,
     DATA_DIR: join(dataDir, 'relay-node'),
-  });
+  }, relaynodeNodeArgs);
   const nodeBase = `http://127.0.0.1:${nodePort}`;
 
   const controller = startNode(
     'controller',
-    join(systemDir, 'services/controller/dist/main.js'),
+    join(builds, 'services/controller/dist/main.js'),
     {
       HOST: '127.0.0.1',
       PORT: String(ctlPort),

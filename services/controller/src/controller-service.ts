@@ -208,7 +208,7 @@ export async function createControllerService(opts: ServiceOptions) {
       inputs.stop();
       await dispatcher.flushMarks().catch(() => undefined);
       dispatcher.stop();
-      controller.shutdown();
+      await controller.close();
       await opts.gpio.close();
     },
   };

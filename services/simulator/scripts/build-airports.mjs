@@ -5,45 +5,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCsv } from './csv.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const serviceDir = resolve(here, '..');
 const input = resolve(process.argv[2] ?? resolve(serviceDir, 'data/airports/airports.csv'));
 const output = resolve(process.argv[3] ?? resolve(serviceDir, 'src/airports/airports-data.ts'));
-
-/** RFC 4180 reader: quoted fields may hold commas, doubled quotes and line breaks. */
-function parseCsv(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
 
 /** Shortest decimal text at 6 places (~0.1 m), which is all a GPS simulator start point needs. */
 function coord(text, min, max, what, icao) {

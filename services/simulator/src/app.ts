@@ -10,6 +10,7 @@ import {
   RELEASE_VERSION,
 } from '@outpost/runtime';
 import * as airports from './airports/index.js';
+import { runwaysAt, runwaysNear } from './airports/runways.js';
 import type { SimulatorConfig } from './config.js';
 import { buildGateway, type Gateway } from './gateway/app.js';
 import { type ListOptions, listSerialDevices } from './io/serial-devices.js';
@@ -183,7 +184,13 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       windowSeconds: config.LOGIN_WINDOW_SECONDS,
     },
     listDevices: () => listSerialDevices(opts.devices),
-    airports: { lookup: airports.lookup, search: airports.search, list: airports.list },
+    airports: {
+      lookup: airports.lookup,
+      search: airports.search,
+      list: airports.list,
+      runwaysAt,
+      runwaysNear,
+    },
     metricsAuth: metricsAuthFromEnv(config),
     health: () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not configured',

@@ -16,10 +16,12 @@ export interface View {
   north: number;
 }
 
+import { cutAtAntimeridian } from './antimeridian.js';
+
 let loading: Promise<Basemap> | null = null;
 
 export function loadBasemap(): Promise<Basemap> {
-  loading ??= import('./land.gen.js').then((m) => JSON.parse(m.default) as Basemap);
+  loading ??= import('./land.gen.js').then((m) => cutAtAntimeridian(JSON.parse(m.default) as Basemap));
   return loading;
 }
 

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { LiveState } from '../live.js';
+import { type StatusMeaning, toneOf } from '../status.js';
 
 /** A server or validation message. `role=alert` makes screen readers announce it. */
 export function Banner({
@@ -77,18 +78,35 @@ export function AppShell({
   );
 }
 
-/** yes / no / – for a nullable flag, coloured. */
+/** A status word coloured by what it means (status.ts): the one way consoles colour a status. */
+export function Status({ meaning, children }: { meaning: StatusMeaning; children: ComponentChildren }) {
+  const tone = toneOf(meaning);
+  return (
+    <span class={tone} data-tone={tone}>
+      {children}
+    </span>
+  );
+}
+
+/**
+ * yes / no / – for a nullable flag, each side coloured by what it means. The defaults suit a check
+ * whose "no" is a fault; a flag whose "no" is normal idle says so (`noIs="stopped"`).
+ */
 export function Flag({
   value,
   yes = 'yes',
   no = 'no',
+  yesIs = 'online',
+  noIs = 'failed',
 }: {
   value: boolean | null | undefined;
   yes?: string;
   no?: string;
+  yesIs?: StatusMeaning;
+  noIs?: StatusMeaning;
 }) {
   if (value === null || value === undefined) return <span class="muted">–</span>;
-  return <span class={value ? 'good' : 'bad'}>{value ? yes : no}</span>;
+  return <Status meaning={value ? yesIs : noIs}>{value ? yes : no}</Status>;
 }
 
 /** One checkbox with its text beside it (`name` is what a form and a test find it by). */

@@ -12,11 +12,15 @@ export interface MapPoint {
   ok?: boolean;
 }
 
-/** A polyline: a planned route (dashed) or the track flown. */
+/** A polyline: a planned route (dashed), the track flown, or a runway (a wide bar between its thresholds). */
 export interface MapLine {
   id: string;
-  kind: 'route' | 'track';
+  kind: 'route' | 'track' | 'runway';
   points: ReadonlyArray<{ lat: number; lon: number }>;
+  /** Drawn only when the view is at least this zoom (runways are specks and clutter further out). */
+  minZoom?: number;
+  /** Labels at the first and the last point (a runway's end identifiers). */
+  ends?: readonly [string, string];
 }
 
 export interface GeoMapProps {
@@ -121,19 +125,22 @@ export function GeoMap({ points, lines = [], places = [], tileUrl, zoom = 11, la
           );
         })}
         {lines.map((l) =>
-          l.points.length > 1 ? (
-            <polyline
-              key={l.id}
-              class={`geo-line geo-${l.kind}`}
-              data-testid={`map-${l.kind}`}
-              points={l.points
-                .map((p) =>
-                  xy(p.lat, p.lon)
-                    .map((v) => v.toFixed(1))
-                    .join(','),
-                )
-                .join(' ')}
-            />
+          l.points.length > 1 && zz >= (l.minZoom ?? 0) ? (
+            <g key={l.id}>
+              <polyline
+                class={`geo-line geo-${l.kind}`}
+                data-testid={`map-${l.kind}`}
+                data-id={l.id}
+                points={l.points
+                  .map((p) =>
+                    xy(p.lat, p.lon)
+                      .map((v) => v.toFixed(1))
+                      .join(','),
+                  )
+                  .join(' ')}
+              />
+              {l.ends ? <LineEnds line={l} xy={xy} /> : null}
+            </g>
           ) : null,
         )}
         {points.map((p) => {
@@ -159,6 +166,27 @@ export function GeoMap({ points, lines = [], places = [], tileUrl, zoom = 11, la
         {tileUrl && !online ? ' · offline: grid only' : ''}
       </figcaption>
     </figure>
+  );
+}
+
+/** A line's end labels, each set just beyond its end so the line itself stays clear. */
+function LineEnds({ line, xy }: { line: MapLine; xy: (lat: number, lon: number) => [number, number] }) {
+  const first = line.points[0]!;
+  const last = line.points[line.points.length - 1]!;
+  const [ax, ay] = xy(first.lat, first.lon);
+  const [bx, by] = xy(last.lat, last.lon);
+  const len = Math.hypot(bx - ax, by - ay) || 1;
+  const [ux, uy] = [(bx - ax) / len, (by - ay) / len];
+  const at = (x: number, y: number, sign: number, text: string) => (
+    <text class="geo-line-end" x={x + sign * ux * 9} y={y + sign * uy * 9 + 4} text-anchor="middle">
+      {text}
+    </text>
+  );
+  return (
+    <>
+      {at(ax, ay, -1, line.ends![0])}
+      {at(bx, by, 1, line.ends![1])}
+    </>
   );
 }
 

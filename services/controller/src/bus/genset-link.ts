@@ -13,8 +13,8 @@ export async function attachGensetLink(o: {
   logger: DomainLogger;
 }): Promise<void> {
   await o.bus.subscribe('relaynodeGenset', { id: o.relaynodeId }, async (state) => {
-    await o.controller
-      .gensetReported(state)
+    await o.controller.genset
+      .reported(state)
       .catch((err: unknown) => o.logger.error({ err }, 'genset report from the relay node failed'));
   });
 }

@@ -10,6 +10,7 @@ import type {
 import type { Clock } from '../domain/clock.js';
 import type { Database, Db } from './connection.js';
 import { batchStatement } from './batch-statement.js';
+import { runTotals } from './run-queries.js';
 import { type CarriedMarks, type MarkCarrier, stampColumns } from '../outbox/pending-marks.js';
 import type { OutboxRow } from './outbox-store.js';
 import { controllerState, runs, settings } from './schema.js';
@@ -94,6 +95,10 @@ export class SqlControllerRepository implements ControllerRepository {
       .from(runs)
       .where(isNull(runs.stop_time));
     return rows as OpenRun[];
+  }
+
+  runTotals(resetAt: number | null): Promise<{ seconds: number; gallonsSince: number }> {
+    return runTotals(this.db, resetAt);
   }
 
   /** One batch, one statement (so one transaction and one round trip). */

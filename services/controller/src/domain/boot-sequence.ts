@@ -51,6 +51,8 @@ export function bootSequence(core: GeneratorCore): Promise<BootReport> {
       audit: [{ action: 'SYSTEM_BOOT_RESET', actor: SYSTEM, details: bootLog }],
     });
     core.state = reset.state;
+    // The meters start from the database, the orphans just closed included.
+    core.meters.load(await repo.runTotals(reset.state.fuel_reset_at), reset.state.fuel_reset_at);
     core.bootAt = now;
     const level = reset.relayDisarmedByPolicy || reset.wasRunning ? 'warn' : 'info';
     logger[level]({ event: 'SYSTEM_BOOT_RESET', ...bootLog }, 'SYSTEM_BOOT_RESET');

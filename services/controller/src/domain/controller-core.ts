@@ -1,19 +1,14 @@
 import type { GeneratorStateName, generator, HoaPosition, StopReason, Trigger } from '@outpost/contracts';
 import { type Clock, Serial } from './clock.js';
 import type { ControllerModule, ModuleHost } from './controller-module.js';
-import type {
-  ControllerDeps,
-  FinishedRuns,
-  StartCommand,
-  StartOutcome,
-  StopOutcome,
-} from './controller-types.js';
+import type { ControllerDeps, StartCommand, StartOutcome, StopOutcome } from './controller-types.js';
 import { CoreBus } from './core-bus.js';
 import { DomainError } from './errors.js';
 import { checkStart, type Refusal } from './gates.js';
 import { startSequence } from './start-sequence.js';
 import { stateView } from './state-view.js';
 import { stopSequence } from './stop-sequence.js';
+import { type MeterReading, RunMeters } from './run-meters.js';
 import { nextPhase, type PhaseEvent } from './transitions.js';
 import {
   type Actor,
@@ -30,7 +25,6 @@ export type {
   BootReport,
   ControllerConfig,
   ControllerDeps,
-  FinishedRuns,
   RelayDelivery,
   StartCommand,
   StartOutcome,
@@ -53,7 +47,8 @@ export class GeneratorCore implements ModuleHost {
   bootAt = 0;
   runRef: RunRef | null = null;
   runGph = 0;
-  finished: FinishedRuns = { count: 0, last: null };
+  /** Run hours and fuel for HA and /metrics: completed runs plus the runs going now. */
+  readonly meters = new RunMeters();
   readonly serial = new Serial();
   readonly writes: WriteQueue;
   readonly events = new CoreBus();
@@ -104,6 +99,16 @@ export class GeneratorCore implements ModuleHost {
       bmsActive: this.bmsActive,
       now: this.now,
     });
+  }
+
+  /** The run meters now: the commanded run is open exactly while the state row says it runs. */
+  meterReading(): MeterReading {
+    const s = this.state;
+    const open = s.generator_running && s.generator_start_time !== null;
+    return this.meters.read(
+      this.now,
+      open ? { start: s.generator_start_time as number, gph: this.runGph } : null,
+    );
   }
 
   /** Why a start of this kind would be refused now, or null. */

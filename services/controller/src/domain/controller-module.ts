@@ -3,6 +3,7 @@ import type { Clock, Serial } from './clock.js';
 import type { ControllerDeps, StartCommand, StartOutcome, StopOutcome } from './controller-types.js';
 import type { CoreBus } from './core-bus.js';
 import type { Refusal } from './gates.js';
+import type { RunMeters } from './run-meters.js';
 import type { Actor, CommitBatch, PersistedState, Settings } from './types.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -42,6 +43,8 @@ export interface ModuleHost {
   readonly serial: Serial;
   readonly writes: Pick<WriteQueue, 'backlog' | 'enqueue'>;
   readonly events: Pick<CoreBus, 'on'>;
+  /** Every run's end and the fuel reset are told to the meters in the step that makes them. */
+  readonly meters: Pick<RunMeters, 'externalStarted' | 'runEnded' | 'fuelReset'>;
   effectiveHoa(): HoaPosition;
   checkStart(trigger: Trigger, hoaRun?: boolean): Refusal | null;
   /** A refusal checked after the gates on every start, commanded or automatic. */

@@ -70,12 +70,6 @@ export interface StopOutcome {
   was_running: boolean;
 }
 
-/** Runs this process has finished, and the figures of the newest one (readers keep totals with them). */
-export interface FinishedRuns {
-  count: number;
-  last: { stop_time: number; duration_seconds: number; fuel_gallons: number } | null;
-}
-
 export interface BootReport {
   boot_arming_policy: BootArmingPolicy;
   relay_disarmed_by_policy: boolean;

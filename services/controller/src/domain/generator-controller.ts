@@ -12,12 +12,12 @@ import { GeneratorCore } from './controller-core.js';
 import type {
   BootReport,
   ControllerDeps,
-  FinishedRuns,
   StartCommand,
   StartOutcome,
   StopOutcome,
 } from './controller-types.js';
 import type { Refusal } from './gates.js';
+import type { MeterReading } from './run-meters.js';
 import { AliveStamp } from './modules/alive-stamp.js';
 import { Arming } from './modules/arming.js';
 import { AutoStop } from './modules/auto-stop.js';
@@ -61,6 +61,7 @@ export class GeneratorController {
   private readonly linkIntegrity: LinkIntegrity;
   private readonly feedback: RunningFeedback;
   private readonly hourMeter: HourMeter;
+  private readonly aliveStamp: AliveStamp;
   /** The generator's own controller over Modbus, as the relay node reports it. */
   readonly genset: GensetFollower;
   private maintenanceDue = false;
@@ -70,7 +71,7 @@ export class GeneratorController {
     const core = new GeneratorCore(deps);
     this.core = core;
     // Registration order is the order timers are armed and deciders are asked: keep it.
-    core.register(new AliveStamp(core));
+    this.aliveStamp = core.register(new AliveStamp(core));
     core.register(
       new AutoStop(core, () =>
         exerciseHold(
@@ -130,6 +131,12 @@ export class GeneratorController {
     this.core.shutdown();
   }
 
+  /** A graceful shutdown: the last alive stamp once the queued writes are done, then the timers. */
+  async close(): Promise<void> {
+    await this.aliveStamp.final();
+    this.core.shutdown();
+  }
+
   // ---- reads ------------------------------------------------------------------------------------
 
   get persisted(): Readonly<PersistedState> {
@@ -157,8 +164,9 @@ export class GeneratorController {
     return this.core.writes.backlog;
   }
 
-  get finishedRuns(): Readonly<FinishedRuns> {
-    return this.core.finished;
+  /** Run seconds and fuel since the last reset, completed runs plus the runs going now. */
+  meters(): MeterReading {
+    return this.core.meterReading();
   }
 
   /** The relay intent the heartbeat carries. */
@@ -335,16 +343,6 @@ export class GeneratorController {
   /** A running-feedback reading; only the source the health settings name acts on it. */
   runningFeedback(source: Exclude<health.FeedbackSource, 'none'>, running: boolean): Promise<void> {
     return this.feedback.report(source, running);
-  }
-
-  /** The relay node's newest genset report (the generator's own controller over Modbus). */
-  gensetReported(state: genset.GensetState): Promise<void> {
-    return this.genset.reported(state);
-  }
-
-  /** The newest genset report; null before the relay node published one. */
-  get gensetState(): genset.GensetState | null {
-    return this.genset.state;
   }
 
   /** Feedback status, alarm and hour meter, for GET /api/health. */

@@ -47,6 +47,8 @@ export async function stopSequence(
   core.transition('stop');
   const ref = core.runRef ?? { id: s.current_run_id };
   core.state = next;
+  // In the same step as the state: the meters never see the run neither open nor counted.
+  core.meters.runEnded(now, duration, fuelUsed);
   core.hoaHold = false;
   const stateWrite = core.writes.enqueue(
     {
@@ -110,10 +112,6 @@ export async function stopSequence(
   );
   core.runRef = null;
   core.events.emit('runClosed');
-  core.finished = {
-    count: core.finished.count + 1,
-    last: { stop_time: now, duration_seconds: duration, fuel_gallons: fuelUsed },
-  };
   await core.within(runWrite);
   core.transition('stopped');
   core.afterChange(true);

@@ -214,6 +214,8 @@ export interface ControllerRepository {
   loadState(): Promise<PersistedState | null>;
   loadSettings(): Promise<Settings | null>;
   openRuns(): Promise<OpenRun[]>;
+  /** Seconds of every completed run, and gallons of those that stopped after resetAt. */
+  runTotals(resetAt: number | null): Promise<{ seconds: number; gallonsSince: number }>;
   /** runId: the reserved id (reserveRunId) or the created run's id (createRun), else null. */
   commit(batch: CommitBatch): Promise<{ runId: number | null }>;
 }

@@ -79,7 +79,7 @@ export function healthRoutes(svc: ControllerService) {
       responses: { 200: json(genset.GensetState), ...errorResponses([401, 404]) },
     }),
     (c) => {
-      const state = ctl.gensetState;
+      const state = ctl.genset.state;
       if (!state)
         throw new HttpError(
           404,

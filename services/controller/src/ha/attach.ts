@@ -40,7 +40,7 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
         consoleUrl: o.consoleUrl,
         automationCommands: o.automationCommands,
         conditions: configured(svc),
-        genset: svc.controller.gensetState !== null,
+        genset: svc.controller.genset.state !== null,
       }),
     logger: o.logger,
   });
@@ -48,9 +48,9 @@ export function attachHomeAssistant(svc: ControllerService, bus: OutpostMqtt, o:
   // A new start-conditions configuration shows and removes their entities.
   svc.conditions.onConfig(() => (o.enabled ? discovery.publish() : undefined));
   // The first genset report from the relay node shows the generator's own controller's entities.
-  let gensetShown = svc.controller.gensetState !== null;
+  let gensetShown = svc.controller.genset.state !== null;
   svc.onStateChanged(() => {
-    if (gensetShown || svc.controller.gensetState === null) return;
+    if (gensetShown || svc.controller.genset.state === null) return;
     gensetShown = true;
     if (o.enabled) discovery.publish();
   });

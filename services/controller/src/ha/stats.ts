@@ -1,8 +1,6 @@
 import { encodePayload } from '@outpost/contracts';
 import type { MqttClient } from 'mqtt';
 import { type Clock, Coalesced } from '../domain/clock.js';
-import { estimateFuel } from '../domain/fuel.js';
-import { type Completed, CompletedTotals } from './completed-totals.js';
 import type { ControllerService } from '../controller-service.js';
 import type { DiscoveryLogger } from '@outpost/runtime';
 
@@ -13,31 +11,22 @@ export interface ControllerStats {
   engine_hours: number;
 }
 
-async function completedRuns(svc: ControllerService): Promise<Completed> {
-  const resetAt = svc.controller.persisted.fuel_reset_at;
-  const totals = await svc.runs.totals(resetAt);
-  return { seconds: totals.seconds, gallonsSinceReset: totals.gallonsSince, resetAt };
-}
-
-function withCurrentRun(svc: ControllerService, done: Completed): ControllerStats {
+/**
+ * Runtime of the current run, all-time run hours (external runs included) and fuel since the last
+ * reset, the runs going now included, and the engine-hour meter. One synchronous read of the
+ * controller's meters, so the HA sensors and /metrics show one figure that never goes down.
+ */
+export function controllerStats(svc: ControllerService): ControllerStats {
   const ctl = svc.controller;
   const view = ctl.view();
-  const current = view.running ? view.runtime_seconds : 0;
-  const gallons = done.gallonsSinceReset + (view.running ? estimateFuel(current, ctl.currentRunRate) : 0);
+  const meters = ctl.meters();
   return {
-    runtime_seconds: current,
-    total_run_hours: Math.round(((done.seconds + current) / 3600) * 1000) / 1000,
-    fuel_used_gallons: Math.round(gallons * 1000) / 1000,
+    runtime_seconds: view.running ? view.runtime_seconds : 0,
+    // Math.round is monotonic: a figure that never goes down stays so once rounded.
+    total_run_hours: Math.round((meters.run_seconds / 3600) * 1000) / 1000,
+    fuel_used_gallons: meters.fuel_gallons,
     engine_hours: Math.round(ctl.engineHours * 1000) / 1000,
   };
-}
-
-/**
- * Runtime of the current run, all-time run hours and fuel since the last reset, current run included,
- * and the engine-hour meter.
- */
-export async function controllerStats(svc: ControllerService): Promise<ControllerStats> {
-  return withCurrentRun(svc, await completedRuns(svc));
 }
 
 /**
@@ -47,7 +36,6 @@ export async function controllerStats(svc: ControllerService): Promise<Controlle
 export class StatsPublisher {
   private timer: unknown = null;
   private readonly publishes = new Coalesced(() => this.publish());
-  private readonly totals: CompletedTotals;
   /** The retained payload the broker has; the same one is not sent again until a reconnect. */
   private lastSent: string | null = null;
 
@@ -60,23 +48,7 @@ export class StatsPublisher {
       logger: DiscoveryLogger;
       periodMs?: number;
     },
-  ) {
-    const ctl = o.svc.controller;
-    this.totals = new CompletedTotals(
-      {
-        get finishedRuns() {
-          return ctl.finishedRuns;
-        },
-        get resetAt() {
-          return ctl.persisted.fuel_reset_at;
-        },
-        get pendingWrites() {
-          return ctl.pendingWrites;
-        },
-      },
-      (resetAt) => o.svc.runs.totals(resetAt),
-    );
-  }
+  ) {}
 
   start(): void {
     this.o.svc.onStateChanged(() => this.kick());
@@ -86,7 +58,7 @@ export class StatsPublisher {
     });
     this.timer = this.o.clock.setInterval(() => {
       const view = this.o.svc.controller.view();
-      if (this.totals.behind || view.running || view.external_run_active) this.kick();
+      if (view.running || view.external_run_active) this.kick();
     }, this.o.periodMs ?? 30_000);
     this.kick();
   }
@@ -104,9 +76,7 @@ export class StatsPublisher {
   async publish(): Promise<void> {
     if (!this.o.client.connected) return;
     try {
-      const done = await this.totals.current();
-      if (!done) return;
-      const payload = encodePayload('controllerStats', withCurrentRun(this.o.svc, done));
+      const payload = encodePayload('controllerStats', controllerStats(this.o.svc));
       if (payload === this.lastSent) return;
       await this.o.client.publishAsync(this.o.topic, payload, { qos: 1, retain: true });
       this.lastSent = payload;

@@ -2,7 +2,6 @@ import { health } from '@outpost/contracts';
 import { flagGauge } from '@outpost/runtime';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DesiredSink, HeartbeatPublisher } from '../domain/heartbeat-lease.js';
-import { controllerStats } from '../ha/stats.js';
 import { registerConditionMetrics } from './condition-metrics.js';
 import { registerGensetMetrics } from './genset-metrics.js';
 import type { ControllerService } from '../controller-service.js';
@@ -108,12 +107,11 @@ export function createControllerMetrics() {
         name: 'controller_generator_run_seconds_total',
         help: 'Generator run time over all recorded runs, the current run included',
         registers,
-        async collect() {
-          // The database may be down: this series keeps its last value rather than fail the whole scrape.
-          const stats = await controllerStats(svc).catch(() => null);
-          if (!stats) return;
+        collect() {
+          // The controller's meters, the figure HA's total_run_hours shows: no database read, so a
+          // scrape never sees a run neither going nor recorded.
           this.reset();
-          this.inc(Math.round(stats.total_run_hours * 3600));
+          this.inc(svc.controller.meters().run_seconds);
         },
       });
     },

@@ -43,7 +43,7 @@ function flag(v: boolean | null): number | null {
 export function registerGensetMetrics(registry: Registry, svc: ControllerService): void {
   const registers = [registry];
   const known = (): Report | null => {
-    const g = svc.controller.gensetState;
+    const g = svc.controller.genset.state;
     return g && !g.stale ? g : null;
   };
   for (const [name, help, read] of SINGLE) {
@@ -83,7 +83,7 @@ export function registerGensetMetrics(registry: Registry, svc: ControllerService
     registers,
     collect() {
       this.reset();
-      const g = svc.controller.gensetState;
+      const g = svc.controller.genset.state;
       if (g) this.set(g.stale ? 1 : 0);
       else this.remove();
     },

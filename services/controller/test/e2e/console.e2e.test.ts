@@ -5,6 +5,7 @@ import {
   type E2EBrowser,
   openBrowser,
   PHONE,
+  redTexts,
   screenshot,
 } from '@outpost/ui/testing';
 import type { Page } from 'playwright-core';
@@ -103,6 +104,8 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await login(page);
     token = (await page.evaluate<string | null>("localStorage.getItem('outpost.controller.token')")) ?? '';
     await expect.poll(() => text(page, 'armed')).toBe('disarmed');
+    // Idle and disarmed on purpose is normal: nothing in the Generator card is red.
+    expect(await redTexts(page, 'section[aria-label="Generator"]')).toEqual([]);
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: NOT_ARMED }).waitFor();
     await expect.poll(() => text(page, 'gen-state')).toBe('Idle');

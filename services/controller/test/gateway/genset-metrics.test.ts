@@ -29,7 +29,7 @@ describe("the generator's own controller in /metrics", () => {
     createControllerMetrics().register(t.app.metrics.registry, t.svc, heartbeat);
     expect(await sample('controller_genset_stale')).toBeNull();
     const base = gensetReport();
-    await t.svc.controller.gensetReported(
+    await t.svc.controller.genset.reported(
       gensetReport({
         mode: 'manual',
         engine_state: 'running',
@@ -77,7 +77,7 @@ describe("the generator's own controller in /metrics", () => {
       expect(used.has(`controller_genset_${name}`), name).toBe(true);
     for (const name of used) expect(await sample(name), name).not.toBeNull();
 
-    await t.svc.controller.gensetReported(staleGensetReport());
+    await t.svc.controller.genset.reported(staleGensetReport());
     expect(await sample('controller_genset_stale')).toBe(1);
     for (const name of ['oil_pressure_pascals', 'running', 'mode', 'alarms', 'voltage_volts'])
       expect(await sample(`controller_genset_${name}`), name).toBeNull();

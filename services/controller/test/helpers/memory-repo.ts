@@ -63,6 +63,16 @@ export class MemoryRepo implements ControllerRepository {
       }));
   }
 
+  async runTotals(resetAt: number | null): Promise<{ seconds: number; gallonsSince: number }> {
+    this.check();
+    const done = this.runs.filter((r) => r.stop_time !== null);
+    const since = done.filter((r) => resetAt === null || (r.stop_time as number) > resetAt);
+    return {
+      seconds: done.reduce((n, r) => n + (r.duration_seconds ?? 0), 0),
+      gallonsSince: since.reduce((n, r) => n + (r.estimated_fuel_used ?? 0), 0),
+    };
+  }
+
   async commit(batch: CommitBatch): Promise<{ runId: number | null }> {
     this.check();
     let runId: number | null = null;

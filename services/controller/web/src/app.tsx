@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { toneClass } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import { api, session } from './api.js';
 import { Login } from './login.js';
@@ -62,7 +63,7 @@ function Console({ username, onLogout }: { username: string; onLogout: () => voi
         {gen.error ? 'no answer' : 'live'}
       </span>
       {s ? (
-        <span class={s.running ? 'good' : 'muted'} data-testid="run-state">
+        <span class={toneClass(s.running ? 'running' : 'idle')} data-testid="run-state">
           {s.running ? 'running' : 'idle'}
         </span>
       ) : null}

@@ -1,4 +1,4 @@
-import { Banner, Card } from '@outpost/ui';
+import { Banner, Card, toneClass } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ConditionChart } from './condition-chart.js';
@@ -91,7 +91,15 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
               <td>
                 {fmt(c.start_value, unit)} / {fmt(c.stop_value, unit)}
               </td>
-              <td class={c.state === 'active' ? 'good' : c.state === 'unknown' ? 'bad' : ''}>
+              <td
+                class={
+                  c.state === 'active'
+                    ? toneClass('running')
+                    : c.state === 'unknown'
+                      ? toneClass('stale')
+                      : ''
+                }
+              >
                 {STATE_TEXT[c.state]}
               </td>
               <td data-testid={`countdown-${c.name}`}>{countdown(c)}</td>
@@ -119,7 +127,7 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
               <code>{s.topic ?? 'PUT /api/conditions/sources/…/value'}</code>
             </td>
             <td>{fmt(s.value, s.unit)}</td>
-            <td class={s.status === 'ok' ? 'good' : 'bad'}>{s.status}</td>
+            <td class={toneClass(s.status === 'ok' ? 'ok' : 'stale')}>{s.status}</td>
           </tr>
         ))}
       </DataTable>

@@ -1,4 +1,4 @@
-import { Card } from '@outpost/ui';
+import { Card, toneClass } from '@outpost/ui';
 import { api } from './api.js';
 import { Feedback, useAction } from './feedback.js';
 import { type DevGpio, type GenState, HOA_POSITIONS, type HoaPosition } from './types.js';
@@ -89,9 +89,9 @@ export function DevPanel({
         <legend>EPO (relay node)</legend>
         <p data-testid="dev-epo">
           {s.slave_physical_safety_engaged ? (
-            <span class="bad">engaged</span>
+            <span class={toneClass('epo')}>engaged</span>
           ) : (
-            <span class="good">released</span>
+            <span class={toneClass('clear')}>released</span>
           )}
         </p>
         <div class="actions">

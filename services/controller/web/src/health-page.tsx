@@ -1,4 +1,4 @@
-import { Banner, Card, formatDuration } from '@outpost/ui';
+import { Banner, Card, formatDuration, toneClass } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { DataTable } from './data-table.js';
@@ -88,7 +88,7 @@ function FeedbackCard({ h, onSaved }: { h: HealthStatus; onSaved: () => void }) 
       <dl class="readout">
         <div>
           <dt>Feedback</dt>
-          <dd data-testid="feedback-status" class={h.running_feedback ? 'good' : 'muted'}>
+          <dd data-testid="feedback-status" class={toneClass(h.running_feedback ? 'running' : 'idle')}>
             {feedbackText(h)}
           </dd>
         </div>
@@ -187,7 +187,7 @@ function ExerciseCard() {
               <td class="num">{r.confirm_seconds === null ? '–' : `${r.confirm_seconds} s`}</td>
               <td class="num">{formatDuration(r.ran_seconds)}</td>
               <td>{r.full_duration ? 'yes' : `no (${r.stop_reason})`}</td>
-              <td class={r.passed ? 'good' : 'bad'}>{r.passed ? 'passed' : 'failed'}</td>
+              <td class={toneClass(r.passed ? 'passed' : 'failed')}>{r.passed ? 'passed' : 'failed'}</td>
             </tr>
           ))}
         </DataTable>

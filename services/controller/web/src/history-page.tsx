@@ -1,4 +1,4 @@
-import { Banner, Card, formatDuration } from '@outpost/ui';
+import { Banner, Card, formatDuration, toneClass } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { useLoad } from './feedback.js';
@@ -141,7 +141,9 @@ export function HistoryPage() {
                   {runs.data.runs.map((r) => (
                     <tr key={r.id}>
                       <td>{at(r.start_time)}</td>
-                      <td>{r.stop_time ? at(r.stop_time) : <span class="good">running</span>}</td>
+                      <td>
+                        {r.stop_time ? at(r.stop_time) : <span class={toneClass('running')}>running</span>}
+                      </td>
                       <td class="num">{formatDuration(r.duration_seconds)}</td>
                       <td>{withValue(r.trigger_type, r.trigger_value)}</td>
                       <td>{r.stop_reason ? withValue(r.stop_reason, r.stop_value) : '–'}</td>

@@ -1,4 +1,4 @@
-import { Banner, Card } from '@outpost/ui';
+import { Banner, Card, toneClass } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { DataTable } from './data-table.js';
@@ -8,7 +8,12 @@ import type { MaintenanceItem } from './types.js';
 
 const day = (s: number | null) => (s ? new Date(s * 1000).toLocaleDateString() : '–');
 
-const STATUS_CLASS: Record<MaintenanceItem['status'], string> = { ok: 'good', upcoming: 'muted', due: 'bad' };
+// A due service needs a look but is no fault: amber, never red.
+const STATUS_CLASS: Record<MaintenanceItem['status'], string> = {
+  ok: toneClass('ok'),
+  upcoming: toneClass('idle'),
+  due: toneClass('due_soon'),
+};
 const STATUS_TEXT: Record<MaintenanceItem['status'], string> = {
   ok: 'ok',
   upcoming: 'due soon',

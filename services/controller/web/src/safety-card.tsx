@@ -1,4 +1,4 @@
-import { Card } from '@outpost/ui';
+import { Card, toneClass } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { Feedback } from './feedback.js';
 import { CheckField, InputField } from './fields.js';
@@ -82,7 +82,11 @@ export function SafetyCard({ s, refresh }: { s: GenState; refresh: () => Promise
       <fieldset>
         <legend>Runtime lockout</legend>
         <p data-testid="lockout-state">
-          {s.lockout_active ? <span class="bad">Lockout active</span> : <span class="muted">No lockout</span>}
+          {s.lockout_active ? (
+            <span class={toneClass('lockout')}>Lockout active</span>
+          ) : (
+            <span class="muted">No lockout</span>
+          )}
           {s.cooldown_active ? (
             <span class="muted"> · cooldown {s.cooldown_remaining_seconds ?? 0} s left</span>
           ) : null}

@@ -1,4 +1,4 @@
-import { Banner, Card, formatDuration } from '@outpost/ui';
+import { Banner, Card, formatDuration, toneClass } from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { api, session } from './api.js';
 import { Feedback, useAction } from './feedback.js';
@@ -248,9 +248,11 @@ function LimitsCard() {
       {limits.error ? <Banner>{limits.error}</Banner> : null}
       {limits.data ? (
         <p data-testid="limits-status">
-          {limits.data.lockout_active ? <span class="bad">Lockout active. </span> : null}
+          {limits.data.lockout_active ? <span class={toneClass('lockout')}>Lockout active. </span> : null}
           {limits.data.cooldown_active ? (
-            <span class="bad">Cooldown: {formatDuration(limits.data.cooldown_remaining_seconds)} left. </span>
+            <span class={toneClass('cooldown')}>
+              Cooldown: {formatDuration(limits.data.cooldown_remaining_seconds)} left.{' '}
+            </span>
           ) : null}
           {!limits.data.lockout_active && !limits.data.cooldown_active ? (
             <span class="muted">No lockout or cooldown.</span>

@@ -1,6 +1,9 @@
-import { Banner, Card, Flag, formatDuration } from '@outpost/ui';
+import { Banner, Card, Flag, formatDuration, toneClass } from '@outpost/ui';
 import { at } from './time.js';
 import type { GenState } from './types.js';
+
+/** Past this, the relay node's clock is off: an amber reading and a banner (the controller logs it too). */
+export const CLOCK_WARN_SECONDS = 5;
 
 const HOA_TEXT: Record<string, string> = {
   quiet:
@@ -77,10 +80,12 @@ export function StatusCard({
   const link = s.slave_connection_status ?? (s.slave_connected ? 'connected' : 'disconnected');
   return (
     <Card title="Generator">
-      <p class={`big-state ${s.running ? 'good' : 'muted'}`} data-testid="gen-state">
+      <p class={`big-state ${toneClass(s.running ? 'running' : 'idle')}`} data-testid="gen-state">
         {s.running ? 'Running' : s.state === 'idle' ? 'Idle' : s.state}
       </p>
-      {stale ? <p class="bad">No answer from the controller; the values below may be old.</p> : null}
+      {stale ? (
+        <p class={toneClass('stale')}>No answer from the controller; the values below may be old.</p>
+      ) : null}
       <dl class="readout">
         <div>
           <dt>Trigger</dt>
@@ -103,21 +108,26 @@ export function StatusCard({
         <div>
           <dt>Armed</dt>
           <dd data-testid="armed">
-            <Flag value={s.armed} yes="armed" no="disarmed" />
+            <Flag value={s.armed} yes="armed" no="disarmed" yesIs="armed" noIs="disarmed" />
           </dd>
         </div>
         <div>
           <dt>Relay node</dt>
           <dd
             data-testid="node-link"
-            class={link === 'connected' ? 'good' : link === 'unknown' ? 'muted' : 'bad'}
+            class={toneClass(link === 'connected' ? 'connected' : link === 'unknown' ? 'unknown' : 'offline')}
           >
             {link}
           </dd>
         </div>
         <div>
           <dt>Node relay</dt>
-          <dd data-testid="node-relay">{nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}</dd>
+          <dd
+            data-testid="node-relay"
+            class={nodeRelay === null ? '' : toneClass(nodeRelay ? 'relay_on' : 'relay_off')}
+          >
+            {nodeRelay === null ? '–' : nodeRelay ? 'ON' : 'OFF'}
+          </dd>
         </div>
         <div>
           <dt>Relay confirmed</dt>
@@ -131,7 +141,14 @@ export function StatusCard({
         </div>
         <div>
           <dt>Node clock</dt>
-          <dd data-testid="node-clock-offset">
+          <dd
+            data-testid="node-clock-offset"
+            class={
+              Math.abs(s.relaynode_clock_offset_seconds ?? 0) > CLOCK_WARN_SECONDS
+                ? toneClass('clock_offset')
+                : ''
+            }
+          >
             {s.relaynode_clock_offset_seconds == null
               ? '–'
               : `${s.relaynode_clock_offset_seconds > 0 ? '+' : ''}${s.relaynode_clock_offset_seconds.toFixed(1)} s`}
@@ -139,7 +156,12 @@ export function StatusCard({
         </div>
         <div>
           <dt>HOA</dt>
-          <dd data-testid="hoa">{s.hoa_position ?? '–'}</dd>
+          <dd
+            data-testid="hoa"
+            class={s.hoa_position ? toneClass(s.hoa_position === 'auto' ? 'auto' : 'not_auto') : ''}
+          >
+            {s.hoa_position ?? '–'}
+          </dd>
         </div>
         <div>
           <dt>Input signal</dt>

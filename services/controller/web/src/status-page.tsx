@@ -6,7 +6,7 @@ import { DevPanel } from './dev-panel.js';
 import { GensetModeBanner } from './genset-card.js';
 import { RELAYNODE_KEY_CARD, RelaynodeKeyCard } from './relaynode-key-card.js';
 import { SafetyCard } from './safety-card.js';
-import { StateBanners, StatusCard } from './status-card.js';
+import { CLOCK_WARN_SECONDS, StateBanners, StatusCard } from './status-card.js';
 import type { DevGpio } from './types.js';
 import type { useGenerator } from './use-generator.js';
 
@@ -53,9 +53,6 @@ function toKeyCard(e: Event): void {
   e.preventDefault();
   document.getElementById(RELAYNODE_KEY_CARD)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
 }
-
-/** Past this, the Status page says the relay node's clock is off (the controller logs it too). */
-const CLOCK_WARN_SECONDS = 5;
 
 /** How often the node's own relay report is asked for when the state does not carry it. */
 const NODE_POLL_MS = 2000;

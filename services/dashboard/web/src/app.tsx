@@ -1,4 +1,13 @@
-import { AppShell, Banner, Card, ConnBadge, type SortState, SortTable, useTick } from '@outpost/ui';
+import {
+  AppShell,
+  Banner,
+  Card,
+  ConnBadge,
+  type SortState,
+  SortTable,
+  simulatorCountsOnline,
+  useTick,
+} from '@outpost/ui';
 import { useState } from 'preact/hooks';
 import { SIM_COLUMNS, SITE_COLUMNS } from './columns.js';
 import { FleetMap } from './fleet-map.js';
@@ -7,6 +16,11 @@ import { STALE_MS, useFleet } from './use-fleet.js';
 import { useHiddenSites } from './use-sites.js';
 
 type StatusFilter = 'all' | 'online' | 'offline';
+
+/** Online as the row's Status word says it (an older snapshot without one: its `online` flag). */
+function simOnline(s: FleetSimulator): boolean {
+  return s.status ? simulatorCountsOnline(s.status) : s.online;
+}
 
 function matches(id: string, text: string): boolean {
   return text === '' || id.toLowerCase().includes(text.toLowerCase());
@@ -26,12 +40,13 @@ export function App() {
   const hiddenSites = useHiddenSites(sitesHidden);
   const sites = sitesHidden ? hiddenSites.sites : (fleet.state?.generators ?? []);
   const shownSims = sims.filter(
-    (s) => matches(s.id, text) && (status === 'all' || (status === 'online') === s.online),
+    (s) => matches(s.id, text) && (status === 'all' || (status === 'online') === simOnline(s)),
   );
   const shownSites = sites.filter(
     (g) => matches(g.id, text) && (status === 'all' || (status === 'online') === g.controller_online),
   );
-  const online = sims.filter((s) => s.online).length;
+  // The header counts with the rule the rows' Status words follow, so the two always agree.
+  const online = sims.filter(simOnline).length;
   const stale = fleet.receivedAt !== null && Date.now() - fleet.receivedAt > STALE_MS;
 
   return (
@@ -85,7 +100,7 @@ export function App() {
           rows={shownSims}
           cols={SIM_COLUMNS}
           rowKey={(s) => s.id}
-          rowClass={(s) => (s.online ? 'row-on' : 'row-off')}
+          rowClass={(s) => (simOnline(s) ? 'row-on' : 'row-off')}
           sort={simSort}
           onSort={setSimSort}
           empty={fleet.state ? 'No simulators match' : 'Waiting for the first update…'}

@@ -1,4 +1,12 @@
-import { type Column, Flag, formatAge, formatDuration, formatNumber } from '@outpost/ui';
+import {
+  type Column,
+  Flag,
+  formatAge,
+  formatDuration,
+  formatNumber,
+  SIMULATOR_STATUS_MEANING,
+  Status,
+} from '@outpost/ui';
 import type { FleetSimulator, FleetSite } from './types.js';
 
 export const SIM_COLUMNS: Column<FleetSimulator>[] = [
@@ -10,34 +18,33 @@ export const SIM_COLUMNS: Column<FleetSimulator>[] = [
     // Older dashboards' snapshots have no status word: fall back to online/offline.
     render: (s) => {
       const word = s.status ?? (s.online ? 'online' : 'offline');
-      return (
-        <span
-          class={word === 'online' ? 'good' : word === 'online, idle' || word === 'stopped' ? 'muted' : 'bad'}
-        >
-          {word}
-        </span>
-      );
+      return <Status meaning={SIMULATOR_STATUS_MEANING[word] ?? 'unknown'}>{word}</Status>;
     },
   },
   {
     key: 'process',
     title: 'Process',
     value: (s) => s.available,
-    render: (s) => <Flag value={s.available} yes="up" no="down" />,
+    render: (s) => <Flag value={s.available} yes="up" no="down" yesIs="online" noIs="offline" />,
   },
   { key: 'mode', title: 'Mode', value: (s) => s.mode },
-  { key: 'running', title: 'Running', value: (s) => s.running, render: (s) => <Flag value={s.running} /> },
+  {
+    key: 'running',
+    title: 'Running',
+    value: (s) => s.running,
+    render: (s) => <Flag value={s.running} yesIs="running" noIs="stopped" />,
+  },
   {
     key: 'reachable',
     title: 'Reachable',
     value: (s) => s.sim_reachable,
-    render: (s) => <Flag value={s.sim_reachable} />,
+    render: (s) => <Flag value={s.sim_reachable} yesIs="ok" noIs="unreachable" />,
   },
   {
     key: 'receiving',
     title: 'Receiving',
     value: (s) => s.receiving_input ?? s.receiving_udp,
-    render: (s) => <Flag value={s.receiving_input ?? s.receiving_udp} />,
+    render: (s) => <Flag value={s.receiving_input ?? s.receiving_udp} yesIs="ok" noIs="no_input" />,
   },
   { key: 'sim_ip', title: 'Sim IP', value: (s) => s.simulator_ip, render: (s) => s.simulator_ip ?? '–' },
   {
@@ -92,26 +99,35 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
     key: 'controller',
     title: 'Controller',
     value: (g) => g.controller_online,
-    render: (g) => <Flag value={g.controller_online} yes="online" no="offline" />,
+    render: (g) => (
+      <Flag value={g.controller_online} yes="online" no="offline" yesIs="online" noIs="offline" />
+    ),
   },
   {
     key: 'running',
     title: 'Generator',
     value: (g) => g.running,
-    render: (g) => <Flag value={g.running} yes="running" no="stopped" />,
+    render: (g) => <Flag value={g.running} yes="running" no="stopped" yesIs="running" noIs="stopped" />,
   },
-  { key: 'armed', title: 'Armed', value: (g) => g.armed, render: (g) => <Flag value={g.armed} /> },
+  {
+    key: 'armed',
+    title: 'Armed',
+    value: (g) => g.armed,
+    render: (g) => <Flag value={g.armed} yesIs="armed" noIs="disarmed" />,
+  },
   {
     key: 'relaynode',
     title: 'Relay node',
     value: (g) => g.relaynode_online,
-    render: (g) => <Flag value={g.relaynode_online} yes="online" no="offline" />,
+    render: (g) => (
+      <Flag value={g.relaynode_online} yes="online" no="offline" yesIs="online" noIs="offline" />
+    ),
   },
   {
     key: 'relay',
     title: 'Relay',
     value: (g) => g.relay_on,
-    render: (g) => <Flag value={g.relay_on} yes="on" no="off" />,
+    render: (g) => <Flag value={g.relay_on} yes="on" no="off" yesIs="relay_on" noIs="relay_off" />,
   },
   {
     key: 'epo',
@@ -123,6 +139,8 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
         value={g.physical_safety_engaged === null ? null : !g.physical_safety_engaged}
         yes="clear"
         no="ENGAGED"
+        yesIs="clear"
+        noIs="epo"
       />
     ),
   },
@@ -131,7 +149,13 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
     title: 'Failsafe',
     value: (g) => g.failsafe_triggered,
     render: (g) => (
-      <Flag value={g.failsafe_triggered === null ? null : !g.failsafe_triggered} yes="ok" no="TRIGGERED" />
+      <Flag
+        value={g.failsafe_triggered === null ? null : !g.failsafe_triggered}
+        yes="ok"
+        no="TRIGGERED"
+        yesIs="ok"
+        noIs="failsafe"
+      />
     ),
   },
   {
@@ -144,6 +168,8 @@ export const SITE_COLUMNS: Column<FleetSite>[] = [
           value={!g.health_alarm}
           yes="ok"
           no={(g.health_alarm ?? '').split('_').join(' ').toUpperCase()}
+          yesIs="ok"
+          noIs="alarm"
         />
       ) : (
         <Flag value={null} />

@@ -1,4 +1,15 @@
-import { type Basemap, formatLat, formatLon, landPath, loadBasemap, project, unproject } from '@outpost/ui';
+import {
+  type Basemap,
+  formatLat,
+  formatLon,
+  landPath,
+  loadBasemap,
+  project,
+  SIMULATOR_STATUS_MEANING,
+  type Tone,
+  toneOf,
+  unproject,
+} from '@outpost/ui';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FleetSimulator, FleetSite } from './types.js';
 
@@ -15,6 +26,22 @@ const SITE = 6;
 /** A site needs a look when its controller is gone, its EPO is pressed or it raises a health alarm. */
 const siteTrouble = (s: FleetSite) =>
   !s.controller_online || s.physical_safety_engaged === true || s.health_alarm !== undefined;
+
+/** The colour variable of each tone (packages/ui status.ts), with a fallback for a page without it. */
+const TONE_COLOUR: Record<Tone, [string, string]> = {
+  neutral: ['--muted', '#5f6670'],
+  good: ['--good', '#1a7f37'],
+  warn: ['--warn', '#b26a00'],
+  bad: ['--bad', '#c62828'],
+};
+const TONES = Object.keys(TONE_COLOUR) as Tone[];
+
+/** A simulator's dot takes the tone of its Status word, as its row does. */
+const simTone = (p: FleetSimulator): Tone =>
+  toneOf(SIMULATOR_STATUS_MEANING[p.status] ?? (p.online ? 'online' : 'offline'));
+
+/** A site's square: red for a fault, green running, neutral idle. */
+const siteTone = (s: FleetSite): Tone => (siteTrouble(s) ? 'bad' : s.running ? 'good' : 'neutral');
 
 /** The zoom at which the points' box fills most of the canvas (at most 12, a city). */
 function fit(points: readonly { lat: number; lon: number }[]): { zoom: number; lat: number; lon: number } {
@@ -74,27 +101,24 @@ function draw(
       ctx.stroke(land);
     }
   }
-  // One path per colour: 5,000 arcs in two fills instead of 5,000 draw calls.
-  const on = new Path2D();
-  const off = new Path2D();
+  // One path per tone: 5,000 arcs in four fills instead of 5,000 draw calls.
+  const paths = { neutral: new Path2D(), good: new Path2D(), warn: new Path2D(), bad: new Path2D() };
   for (const p of points) {
     const q = project(p.lat, p.lon, view.zoom);
     const x = q.x - x0;
     const y = q.y - y0;
-    const path = p.online ? on : off;
+    const path = paths[simTone(p)];
     path.moveTo(x + 4, y);
     path.arc(x, y, 4, 0, 2 * Math.PI);
   }
-  ctx.fillStyle = cssVar(canvas, '--good', '#1a7f37');
-  ctx.fill(on);
-  ctx.fillStyle = cssVar(canvas, '--bad', '#c62828');
-  ctx.fill(off);
-  // Generator sites on top, as outlined squares: green running well, amber when it needs a look.
+  for (const tone of TONES) {
+    ctx.fillStyle = cssVar(canvas, ...TONE_COLOUR[tone]);
+    ctx.fill(paths[tone]);
+  }
+  // Generator sites on top, as outlined squares coloured by meaning like the table.
   for (const site of sites) {
     const q = project(site.lat, site.lon, view.zoom);
-    ctx.fillStyle = siteTrouble(site)
-      ? cssVar(canvas, '--warn', '#b26a00')
-      : cssVar(canvas, '--good', '#1a7f37');
+    ctx.fillStyle = cssVar(canvas, ...TONE_COLOUR[siteTone(site)]);
     ctx.fillRect(q.x - x0 - SITE, q.y - y0 - SITE, SITE * 2, SITE * 2);
     ctx.strokeStyle = cssVar(canvas, '--text', '#111');
     ctx.lineWidth = 1.5;
@@ -116,7 +140,7 @@ function draw(
 }
 
 /**
- * Every located simulator on a canvas over the offline land basemap (green online, red not) and every
+ * Every located simulator on a canvas over the offline land basemap (coloured as their Status word) and every
  * located generator site as a square. A
  * canvas rather than SVG so thousands of markers redraw each second without thousands of nodes.
  */

@@ -40,6 +40,17 @@ export class Autopilot {
     return this.replay !== null && !this.replay.player.finished;
   }
 
+  /** A position set by hand would fight a plan or a track that is flying; an ended one is dropped. */
+  takeBack(): void {
+    if (this.busy) {
+      throw new ServiceError(
+        409,
+        'A flight plan or a replay is flying; DELETE /api/flightplan or /api/replay first',
+      );
+    }
+    this.release();
+  }
+
   /** Drops an ended plan or track, so a position set by hand is not taken back at the next tick. */
   release(): void {
     this.flight = null;

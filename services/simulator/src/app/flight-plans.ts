@@ -1,12 +1,13 @@
 import type { simulator } from '@outpost/contracts';
 import { Flight, type Waypoint } from '../domain/flight/flight.js';
+import { isProblem, resolveLineUp } from './line-up.js';
 import { ServiceError } from './service-error.js';
 
 type Airport = simulator.Airport;
 
 /**
  * Turns a validated PUT /api/flightplan body into a route: each ICAO code looked up in the airport
- * table, coordinates named by their position. Every unknown airport is named in one 422, and a
+ * table, coordinates named by their position, a first point on a runway at that end's threshold. Every unknown airport is named in one 422, and a
  * cruise altitude below a field on the route is refused too.
  */
 export function resolvePlan(
@@ -16,7 +17,16 @@ export function resolvePlan(
   const messages: string[] = [];
   const waypoints: Waypoint[] = [];
   req.points.forEach((p, i) => {
-    if ('icao' in p) {
+    if ('runway' in p) {
+      const at = resolveLineUp(p.icao, p.runway, lookupAirport);
+      if (isProblem(at)) {
+        const why = at.status === 404 ? `airport ${p.icao.toUpperCase()} not found` : at.message;
+        messages.push(`points.${i}: ${why}`);
+        return;
+      }
+      const { icao, lat, lon, altitude_ft, runway, heading } = at;
+      waypoints.push({ name: icao, icao, lat, lon, elevation_ft: altitude_ft, runway, heading });
+    } else if ('icao' in p) {
       const a = lookupAirport(p.icao);
       if (!a) {
         messages.push(`points.${i}: airport ${p.icao.toUpperCase()} not found`);
@@ -45,7 +55,8 @@ export function flightPlanView(flight: Flight | null, nowMs: number): simulator.
   const { eta_ms, ...progress } = flight.progress();
   return {
     active: !flight.arrived,
-    plan: { waypoints: flight.waypoints.map((w) => ({ ...w })), ...flight.profile },
+    // The runway heading is how the flight starts, not part of the documented point.
+    plan: { waypoints: flight.waypoints.map(({ heading: _h, ...w }) => w), ...flight.profile },
     progress: { ...progress, eta: eta_ms === null ? null : new Date(nowMs + eta_ms).toISOString() },
   };
 }

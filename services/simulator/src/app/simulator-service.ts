@@ -10,6 +10,7 @@ import { Autopilot } from './autopilot.js';
 import { engineRates, ratesView } from './rates.js';
 import { RECEIVER_STALE_MS, ReceiverFeed } from './receiver-feed.js';
 import { planRun, RunOutputs } from './run-outputs.js';
+import { isProblem, problemError, resolveLineUp } from './line-up.js';
 import { ServiceError } from './service-error.js';
 import {
   applyToRun,
@@ -167,13 +168,7 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
 
   /** POST /api/position. Airport selection jumps there at the field elevation; other values ramp. */
   setPosition(update: simulator.PositionUpdate): Record<string, unknown> {
-    if (this.autopilot.busy) {
-      throw new ServiceError(
-        409,
-        'A flight plan or a replay is flying; DELETE /api/flightplan or /api/replay first',
-      );
-    }
-    this.autopilot.release();
+    this.autopilot.takeBack();
     let airport: Airport | undefined;
     if (update.airport_icao !== undefined) {
       airport = this.opts.lookupAirport(update.airport_icao);
@@ -188,6 +183,16 @@ export class SimulatorService extends EventEmitter<SimulatorEvents> {
     }
     const { airport_icao: _ignored, ...values } = update;
     this.engine.setTargets(values);
+    return this.changed(this.positionView());
+  }
+
+  /** POST /api/position/runway: on the threshold, stopped on the ground, heading down the runway. */
+  lineUp(req: simulator.LineUpRequest): Record<string, unknown> {
+    const at = resolveLineUp(req.airport, req.runway, this.opts.lookupAirport);
+    if (isProblem(at)) throw problemError(at);
+    this.autopilot.takeBack();
+    this.airportIcao = at.icao;
+    this.engine.jumpTo({ ...at, speed_kts: 0 });
     return this.changed(this.positionView());
   }
 

@@ -69,6 +69,27 @@ export function controlRoutes(app: OpenAPIHono, { service, listDevices }: Contro
     app,
     {
       method: 'post',
+      path: '/api/position/runway',
+      summary:
+        "Line up on a runway: the aircraft is placed on the named end's threshold, stopped on the ground (threshold or field elevation), heading the runway's true heading",
+      tags: ['control'],
+      body: simulator.LineUpRequest,
+      response: Status,
+      errors: {
+        404: 'Unknown airport code',
+        409: 'A flight plan is being flown (DELETE /api/flightplan first)',
+      },
+    },
+    (c) => {
+      service.lineUp(input(c, 'json'));
+      return ok(c);
+    },
+  );
+
+  jsonRoute(
+    app,
+    {
+      method: 'post',
       path: '/api/config/modes',
       summary: 'Operating mode (one of four) and USB output',
       tags: ['config'],

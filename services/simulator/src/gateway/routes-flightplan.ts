@@ -24,7 +24,7 @@ export function flightPlanRoutes(app: OpenAPIHono, service: SimulatorService): v
       method: 'put',
       path: '/api/flightplan',
       summary:
-        'Fly a route of airports (ICAO) or coordinates: the aircraft moves to the first point and, while a stand-alone or sender run is on, flies it',
+        'Fly a route of airports (ICAO) or coordinates: the aircraft moves to the first point and, while a stand-alone or sender run is on, flies it. The first point may be a runway end of an airport ({icao, runway}): the flight starts lined up on its threshold and rolls down it on its true heading',
       tags: ['flight plan'],
       body: simulator.FlightPlanRequest,
       response: Status,

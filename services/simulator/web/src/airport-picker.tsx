@@ -1,5 +1,6 @@
-import { apiFetch, Card, errorText, formatLat, formatLon, useDebounced } from '@outpost/ui';
+import { apiFetch, Card, errorText, formatLat, formatLon, toneClass, useDebounced } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
+import { RunwayLineUp } from './runway-line-up.js';
 import type { Airport, Post, Status } from './types.js';
 
 /** The spec's picker debounce. */
@@ -54,7 +55,7 @@ export function AirportPicker({
                 {' '}
                 · {formatLat(airport.lat, 4)} {formatLon(airport.lon, 4)} ·{' '}
                 {airport.elevation_known === false ? (
-                  <span class="bad" data-testid="elevation-unknown">
+                  <span class={toneClass('missing')} data-testid="elevation-unknown">
                     elevation unknown, starting at 0 ft
                   </span>
                 ) : (
@@ -67,6 +68,7 @@ export function AirportPicker({
           <span class="muted">No airport selected</span>
         )}
       </p>
+      {status.airport_icao ? <RunwayLineUp icao={status.airport_icao} post={post} /> : null}
       <label class="field">
         <span>Search by ICAO code or name</span>
         <input
@@ -78,7 +80,7 @@ export function AirportPicker({
           onInput={(e) => setQuery(e.currentTarget.value)}
         />
       </label>
-      {results && 'error' in results ? <p class="bad">{results.error}</p> : null}
+      {results && 'error' in results ? <p class={toneClass('error')}>{results.error}</p> : null}
       {results && 'airports' in results ? (
         results.airports.length === 0 ? (
           <p class="muted">No airports found</p>

@@ -1,4 +1,4 @@
-import { AppShell, Banner, ConnBadge } from '@outpost/ui';
+import { AppShell, Banner, ConnBadge, toneClass } from '@outpost/ui';
 import { AirportPicker } from './airport-picker.js';
 import { ControlPanel } from './control-panel.js';
 import { ModePanel } from './mode-panel.js';
@@ -29,11 +29,15 @@ export function Console({
     <>
       <ConnBadge state={store.live} />
       {status ? (
-        <span class={status.running ? 'good' : 'muted'} data-testid="run-state">
+        <span class={toneClass(status.running ? 'running' : 'stopped')} data-testid="run-state">
           {status.running ? 'running' : status.starting ? 'starting…' : 'stopped'}
         </span>
       ) : null}
-      {bypass ? <span class="bad">auth bypassed</span> : <span class="muted">{username}</span>}
+      {bypass ? (
+        <span class={toneClass('unprotected')}>auth bypassed</span>
+      ) : (
+        <span class="muted">{username}</span>
+      )}
       {bypass ? null : (
         <button type="button" onClick={onLogout}>
           Log out

@@ -2,12 +2,17 @@ import type { simulator } from '@outpost/contracts';
 import { ApiError, apiFetch, Card, errorText, formatLat, formatLon, useDebounced } from '@outpost/ui';
 import { useEffect, useState } from 'preact/hooks';
 import type { SimulatorStore } from './use-simulator.js';
+import { RunwayStart } from './runway-line-up.js';
 import type { Airport, Status } from './types.js';
 
 type Point = simulator.FlightPlanPoint;
 
 const pointLabel = (p: Point): string =>
-  'icao' in p ? p.icao : (p.name ?? `${formatLat(p.lat, 4)} ${formatLon(p.lon, 4)}`);
+  'runway' in p
+    ? `${p.icao} runway ${p.runway}`
+    : 'icao' in p
+      ? p.icao
+      : (p.name ?? `${formatLat(p.lat, 4)} ${formatLon(p.lon, 4)}`);
 
 function useAirportSearch(query: string): Airport[] {
   const q = useDebounced(query.trim(), 200);
@@ -106,6 +111,16 @@ export function RouteEditor({ status, store }: { status: Status; store: Simulato
           </li>
         ))}
       </ol>
+      {points[0] && 'icao' in points[0] ? (
+        <RunwayStart
+          icao={points[0].icao}
+          runway={'runway' in points[0] ? points[0].runway : undefined}
+          onChange={(runway) => {
+            const icao = (points[0] as { icao: string }).icao;
+            setPoints([runway ? { icao, runway } : { icao }, ...points.slice(1)]);
+          }}
+        />
+      ) : null}
       <label class="field">
         <span>Add an airport (ICAO code or name)</span>
         <input

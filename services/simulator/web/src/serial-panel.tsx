@@ -1,4 +1,4 @@
-import { apiFetch, Card, errorText } from '@outpost/ui';
+import { apiFetch, Card, errorText, toneClass } from '@outpost/ui';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Post, SerialDevice, Status } from './types.js';
 
@@ -51,7 +51,7 @@ export function SerialPanel({ status, post }: { status: Status; post: Post }) {
           </button>
         </div>
         {devices && devices.length === 0 ? <p class="muted">No USB-serial devices found</p> : null}
-        {error ? <p class="bad">{error}</p> : null}
+        {error ? <p class={toneClass('error')}>{error}</p> : null}
         <label class="field">
           <span>Baud rate</span>
           <select

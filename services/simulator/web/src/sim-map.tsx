@@ -1,6 +1,6 @@
 import { apiFetch, Card, GeoMap, type MapLine, type MapPoint } from '@outpost/ui';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Airport, Status } from './types.js';
+import type { Airport, Runway, Status } from './types.js';
 
 /** Track points kept for the map: half an hour at 1 Hz. */
 const TRACK_POINTS = 1800;
@@ -51,12 +51,46 @@ function useNearbyAirports(lat: number, lon: number): Airport[] {
   return airports;
 }
 
-/** The console's map: land, nearby airports, the route being flown, the track and the aircraft. */
+/** Runways are drawn from this zoom on (about 15 NM across the map): the scale of one airfield. */
+const RUNWAY_ZOOM = 10;
+/** The map's zoom while the aircraft stands at an airport: about 4 NM across. */
+const STANDING_ZOOM = 12;
+
+/** Runways around the aircraft, asked again only when it has moved a twentieth of a degree. */
+function useNearbyRunways(lat: number, lon: number): Runway[] {
+  const [runways, setRunways] = useState<Runway[]>([]);
+  const key = `${(lat * 20).toFixed(0)},${(lon * 20).toFixed(0)}`;
+  const asked = useRef('');
+  useEffect(() => {
+    if (asked.current === key) return;
+    asked.current = key;
+    const ctl = new AbortController();
+    apiFetch<{ runways: Runway[] }>(`/api/runways/near?lat=${lat}&lon=${lon}&radius_nm=15&limit=300`, {
+      signal: ctl.signal,
+    })
+      .then((r) => setRunways(r.runways))
+      .catch(() => {});
+    return () => ctl.abort();
+  }, [key, lat, lon]);
+  return runways;
+}
+
+/** The console's map: land, nearby airports and (at airport scale) their runways, the route being flown, the track and the aircraft. */
 export function SimMap({ status }: { status: Status }) {
   const track = useTrack(status);
   const airports = useNearbyAirports(status.lat, status.lon);
   const route = status.flight_plan?.plan?.waypoints ?? [];
+  const runways = useNearbyRunways(status.lat, status.lon);
+  // Stopped at an airport (picked, or lined up on a runway): close enough to tell the runways apart.
+  const standing = status.airport_icao !== null && status.speed_kts < 1 && route.length === 0;
   const lines: MapLine[] = [
+    ...runways.map((r) => ({
+      id: `rwy-${r.icao}-${r.le.ident}-${r.he.ident}`,
+      kind: 'runway' as const,
+      points: [r.le, r.he],
+      minZoom: RUNWAY_ZOOM,
+      ends: [r.le.ident, r.he.ident] as const,
+    })),
     { id: 'route', kind: 'route', points: route },
     { id: 'track', kind: 'track', points: track },
   ];
@@ -67,7 +101,14 @@ export function SimMap({ status }: { status: Status }) {
   const places = airports.map((a) => ({ id: a.icao, lat: a.lat, lon: a.lon, label: a.icao }));
   return (
     <Card title="Map">
-      <GeoMap label="Simulator position" tileUrl={TILE_URL} points={points} lines={lines} places={places} />
+      <GeoMap
+        label="Simulator position"
+        tileUrl={TILE_URL}
+        points={points}
+        lines={lines}
+        places={places}
+        zoom={standing ? STANDING_ZOOM : undefined}
+      />
     </Card>
   );
 }

@@ -33,6 +33,8 @@ export interface Status {
 
 export type Airport = simulator.Airport;
 
+export type Runway = simulator.Runway;
+
 export type SerialDevice = Pick<simulator.SerialDevice, 'device' | 'path' | 'name' | 'manufacturer'>;
 
 export type Post = (path: string, body: unknown) => Promise<boolean>;

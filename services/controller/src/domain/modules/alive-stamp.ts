@@ -19,6 +19,20 @@ export class AliveStamp implements ControllerModule {
     this.timer = null;
   }
 
+  /**
+   * The last stamp of a graceful shutdown, after every queued write: the next boot closes a run left
+   * open at this instant, so it keeps every second the meters showed for it (a crash loses at most one
+   * period instead).
+   */
+  async final(): Promise<void> {
+    const core = this.core;
+    // Only a booted controller has a state worth writing (the timer runs from the boot on).
+    if (this.timer === null) return;
+    // Not in a serial section: one held by a wait on the (injected) clock must not hold the shutdown.
+    core.state = foldEngine({ ...core.state, last_alive_at: core.now }, core.now);
+    await core.writes.enqueue({ label: 'alive:final', state: core.state }, false).catch(() => undefined);
+  }
+
   private begin(): void {
     const core = this.core;
     const period = core.deps.config.aliveStampMs ?? 60_000;

@@ -25,6 +25,7 @@ export class ExternalRuns {
     const now = core.now;
     const ref: RunRef = { id: null };
     this.open = { ref, start: now };
+    core.meters.externalStarted({ start: now, gph: 0 });
     const fuel = core.settings.fuel;
     const info = {
       trigger: 'external' as const,
@@ -73,6 +74,7 @@ export class ExternalRuns {
     this.open = null;
     const now = core.now;
     const duration = Math.max(0, Math.floor((now - open.start) / 1000));
+    core.meters.runEnded(now, duration, 0, true);
     await core.persist({
       label: 'external:close',
       closeRuns: [

@@ -50,6 +50,9 @@ export class SettingsAndFuel implements ControllerModule {
         audit: [{ action: 'fuel_usage.reset', actor }],
       });
       core.state = next;
+      core.meters.fuelReset(next.fuel_reset_at);
+      // HA's fuel sensor hears of the reset now, not at the next change of state.
+      core.afterChange(false);
       return core.now;
     });
   }

@@ -8,6 +8,9 @@ export interface Waypoint {
   lat: number;
   lon: number;
   elevation_ft: number;
+  /** A first point on a runway: the end's ident and its true heading, held through the take-off roll. */
+  runway?: string;
+  heading?: number;
 }
 
 export interface FlightProfile {
@@ -46,7 +49,7 @@ const normalize = (deg: number): number => {
 };
 
 /**
- * Flies a route: take-off roll at the first point, climb at the climb rate to cruise, great-circle
+ * Flies a route: take-off roll at the first point (down the runway when it is one), climb at the climb rate to cruise, great-circle
  * legs flown direct to each next point, standard-rate turns after passing over each point, and a
  * descent timed to reach the last point's field elevation as it gets there; then it stops, or with
  * `loop` departs again for the first point. Pure: time comes in through tick().
@@ -72,8 +75,8 @@ export class Flight {
       lon: first.lon,
       altitude_ft: first.elevation_ft,
       speed_kts: 0,
-      // Lined up with the first leg, so the take-off needs no turn.
-      heading: normalize(inverse(first, waypoints[1]!).bearing),
+      // Lined up on the runway, or else with the first leg so the take-off needs no turn.
+      heading: normalize(first.heading ?? inverse(first, waypoints[1]!).bearing),
       vertical_fpm: 0,
     };
     this.lastMs = nowMs;
@@ -104,7 +107,9 @@ export class Flight {
     const target = this.route[this.next]!;
     const toTarget = inverse(s, target);
 
-    this.steer(toTarget, dt);
+    // A take-off from a runway rolls straight down it; the turn toward the first leg comes airborne.
+    const onRunway = this.phase === 'takeoff' && this.lap === 1 && this.waypoints[0]!.heading !== undefined;
+    if (!onRunway) this.steer(toTarget, dt);
     const startSpeed = s.speed_kts;
     s.speed_kts = Math.min(p.cruise_speed_kts, s.speed_kts + ACCELERATION_KTS_PER_SEC * dt);
     this.climbOrDescend(toTarget.distanceNm, dt);
