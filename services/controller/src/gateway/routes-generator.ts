@@ -54,7 +54,7 @@ export function generatorRoutes(svc: ControllerService) {
       path: '/api/generator/start',
       tags,
       summary:
-        'Manual start; optional duration_minutes schedules an auto-stop. relay_confirmed is true once the relay node reported the relay ON (the answer waits up to 2 s for it); otherwise the start is recorded and pending',
+        'Manual start; optional duration_minutes schedules an auto-stop. relay_confirmed is true once the relay node reported the relay ON (the answer waits up to 2 s for it); otherwise the start is recorded and pending. Refused (409) while the generator’s own controller (read over Modbus by the relay node) is in Stop or holds a shutdown alarm; in Manual the message ends with a warning',
       request: body(generator.StartRequest, false),
       responses: { 200: json(generator.StartResponse), ...errorResponses([400, 401, 409, 422, 503]) },
     }),
