@@ -98,7 +98,7 @@ export class GeneratorController {
     this.hourMeter = core.register(new HourMeter(core, this.feedback));
     core.register(new ExerciseReports(core, this.feedback));
     core.register(new ForgottenStates(core));
-    this.genset = core.register(new GensetFollower(core, this.feedback));
+    this.genset = core.register(new GensetFollower(core, this.feedback, (s) => this.hourMeter.adoptModule(s)));
     this.lastViewAt = {
       state: core.state,
       phase: core.phase,

@@ -41,6 +41,8 @@ export class GensetFollower implements ControllerModule {
   constructor(
     private readonly core: ModuleHost,
     private readonly feedback: RunningFeedback,
+    /** Takes the module's engine run time as the engine-hour meter (HourMeter.adoptModule). */
+    private readonly runTime: (seconds: number) => void = () => {},
   ) {}
 
   start(): void {
@@ -80,6 +82,8 @@ export class GensetFollower implements ControllerModule {
       if (this.nodeOffline && !report.stale) state = staleOf(report);
       this.latest = state;
       if (!state.stale) {
+        const seconds = state.accumulated.engine_run_time_s;
+        if (seconds !== null) this.runTime(seconds);
         await this.followMode(state.mode);
         await this.followAlarms(state.alarms.active);
       }

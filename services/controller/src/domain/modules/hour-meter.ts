@@ -46,6 +46,26 @@ export class HourMeter implements ControllerModule {
     });
   }
 
+  /**
+   * The generator's own controller reported its engine run time: the meter takes it, as if set by
+   * hand but without an audit entry (it arrives every poll). Between reports, and once the module
+   * goes silent, the meter counts on from it as before. It may go down (the module was replaced or
+   * its meter reset): engine_hours is a `total`, not `total_increasing`, for the same reason as
+   * PUT /api/health/hour-meter; the run meters (total run hours) are Outpost's own and never follow.
+   * Runs inside the caller's serial section; the next state write stores it.
+   */
+  adoptModule(runTimeSeconds: number): void {
+    const s = this.core.state;
+    const ms = Math.round(runTimeSeconds * 1000);
+    const counted = s.engine_counting_since === null ? s.engine_ms : null;
+    if (counted === ms) return;
+    this.core.state = {
+      ...s,
+      engine_ms: ms,
+      engine_counting_since: s.engine_counting_since === null ? null : this.core.now,
+    };
+  }
+
   private counting(): boolean {
     if (this.feedback.source === 'none') return this.core.state.generator_running;
     return this.feedback.value === true;
