@@ -123,7 +123,8 @@ export type GensetAlarms = z.infer<typeof GensetAlarms>;
 const stateFields = {
   /** The register preset the reader speaks. */
   protocol: z.literal('dse_gencomm'),
-  transport: z.enum(['tcp', 'rtu']),
+  /** `dev`: the relay node's built-in fake module (DEV_MODE), no Modbus at all. */
+  transport: z.enum(['tcp', 'rtu', 'dev']),
   /** The last poll got answers. */
   reachable: z.boolean(),
   fault: GensetFault.nullable(),

@@ -23,6 +23,7 @@ import { Alerts } from './domain/alerts.js';
 import { EpoMonitor, FEEDBACK_POLL_MS, FEEDBACK_REQUIRED_READS } from './domain/epo.js';
 import { RelayNode } from './domain/relay-node.js';
 import { buildGateway } from './gateway/app.js';
+import { DevGensetModule } from './genset/dev-module.js';
 import { startGensetReader } from './genset/genset-bus.js';
 import { stopAlongWithRelay } from './genset/stop-path.js';
 import type { RegisterIo } from './genset/transport.js';
@@ -172,15 +173,21 @@ export async function startRelayNode(o: StartOptions) {
   const wifi = sysBus ? new NetworkManagerWifi(sysBus) : null;
 
   // The generator's own controller (GENSET_TRANSPORT): off unless configured, and apart from the relay.
-  const gensetReader = config.genset
-    ? startGensetReader({
-        settings: config.genset,
-        clock,
-        log: log.child({ component: 'genset' }),
-        id: config.id,
-        ...(o.gensetIo ? { io: o.gensetIo } : {}),
-      })
-    : null;
+  // `dev` is a fake module in memory that follows the relay: like /api/dev/*, DEV_MODE with mock hardware only.
+  const gensetDev = config.genset?.transport === 'dev';
+  if (gensetDev && !devMode)
+    log.warn({}, 'GENSET_TRANSPORT=dev ignored: it needs DEV_MODE=true and mock hardware');
+  const gensetIo = o.gensetIo ?? (gensetDev ? new DevGensetModule(clock, () => core.isRelayOn) : undefined);
+  const gensetReader =
+    config.genset && (!gensetDev || devMode)
+      ? startGensetReader({
+          settings: config.genset,
+          clock,
+          log: log.child({ component: 'genset' }),
+          id: config.id,
+          ...(gensetIo ? { io: gensetIo } : {}),
+        })
+      : null;
   if (gensetReader)
     stopAlongWithRelay({ node: core, telemetryStop: () => gensetReader.poller.telemetryStop(), log });
 

@@ -33,7 +33,9 @@ export function startGensetReader(o: {
     log: o.log,
     onChange: publish,
   });
-  const where = o.settings.transport === 'tcp' ? `${o.settings.host}:${o.settings.port}` : o.settings.device;
+  const s = o.settings;
+  const where =
+    s.transport === 'tcp' ? `${s.host}:${s.port}` : s.transport === 'rtu' ? s.device : 'built-in fake';
   o.log.info(
     { transport: o.settings.transport, where, unit_id: o.settings.unitId },
     'reading the generator controller over Modbus (DSE GenComm)',

@@ -10,8 +10,11 @@ export const GENSET_PARITIES = ['none', 'even', 'odd'] as const;
 
 export const GensetEnv = z
   .object({
-    /** `tcp` (the module's Ethernet port or a gateway such as the DSE 855) or `rtu` (RS-485); unset: off. */
-    GENSET_TRANSPORT: z.enum(['tcp', 'rtu']).optional(),
+    /**
+     * `tcp` (the module's Ethernet port or a gateway such as the DSE 855) or `rtu` (RS-485); unset: off.
+     * `dev`: a built-in fake module that follows the relay, honoured with DEV_MODE and mock hardware only.
+     */
+    GENSET_TRANSPORT: z.enum(['tcp', 'rtu', 'dev']).optional(),
     GENSET_HOST: z.string().trim().min(1).max(253).optional(),
     GENSET_PORT: envPort(502).refine((p) => p > 0, 'expected a port from 1 to 65535'),
     /** The serial device of the USB RS-485 adapter; a /dev/serial/by-id/ path survives re-plugging. */
@@ -68,6 +71,7 @@ interface Common {
 }
 export type GensetSettings =
   | (Common & { transport: 'tcp'; host: string; port: number })
+  | (Common & { transport: 'dev' })
   | (Common & {
       transport: 'rtu';
       device: string;
@@ -86,6 +90,7 @@ export function readGensetSettings(env: NodeJS.ProcessEnv = process.env): Genset
     timeoutMs: e.GENSET_TIMEOUT_MS,
     staleMs: Math.round(e.GENSET_STALE_SECONDS * 1000),
   };
+  if (e.GENSET_TRANSPORT === 'dev') return { ...common, transport: 'dev' };
   if (e.GENSET_TRANSPORT === 'tcp') {
     return { ...common, transport: 'tcp', host: e.GENSET_HOST as string, port: e.GENSET_PORT };
   }

@@ -122,7 +122,9 @@ export class ModbusSerialIo implements RegisterIo {
     // Without a listener a dropped socket or unplugged adapter would be an uncaught 'error' event.
     client.on('error', () => undefined);
     try {
-      if (s.transport === 'tcp') {
+      if (s.transport === 'dev') {
+        throw new Error('GENSET_TRANSPORT=dev has no Modbus link');
+      } else if (s.transport === 'tcp') {
         await client.connectTCP(s.host, { port: s.port, timeout: s.timeoutMs });
       } else {
         await client.connectRTUBuffered(s.device, {
