@@ -121,8 +121,8 @@ export const GensetAlarms = z
 export type GensetAlarms = z.infer<typeof GensetAlarms>;
 
 const stateFields = {
-  /** The register preset the reader speaks. */
-  protocol: z.literal('dse_gencomm'),
+  /** The register preset the reader speaks: DSE GenComm, or the map file GENSET_MAP names. */
+  protocol: z.enum(['dse_gencomm', 'register_map']),
   /** `dev`: the relay node's built-in fake module (DEV_MODE), no Modbus at all. */
   transport: z.enum(['tcp', 'rtu', 'dev']),
   /** The last poll got answers. */
@@ -165,3 +165,84 @@ export const GensetState = z.discriminatedUnion('stale', [
     .strict(),
 ]);
 export type GensetState = z.infer<typeof GensetState>;
+
+/** What a register of a GENSET_MAP file feeds: a field of the `genset` message (L1–L3 by phase). */
+export const GensetMapMeaning = z.enum([
+  'mode',
+  'engine_state',
+  'oil_pressure_kpa',
+  'coolant_temperature_c',
+  'oil_temperature_c',
+  'fuel_level_percent',
+  'battery_voltage_v',
+  'engine_speed_rpm',
+  'frequency_hz',
+  'voltage_l1_v',
+  'voltage_l2_v',
+  'voltage_l3_v',
+  'current_l1_a',
+  'current_l2_a',
+  'current_l3_a',
+  'power_l1_w',
+  'power_l2_w',
+  'power_l3_w',
+  'total_power_w',
+  'load_percent',
+  'engine_run_time_s',
+  'energy_kwh',
+  'starts',
+]);
+export type GensetMapMeaning = z.infer<typeof GensetMapMeaning>;
+
+const GensetMapRegister = z
+  .object({
+    /** Holding register (function 3), 0-based as on the wire. */
+    register: z.number().int().min(0).max(65535),
+    /** 32-bit values take two registers, the high word first. */
+    type: z.enum(['u16', 's16', 'u32', 's32']),
+    /** Engineering value = raw × scale. */
+    scale: z.number().positive().finite().default(1),
+    unit: z.string().max(16).optional(),
+    meaning: GensetMapMeaning,
+    /** Raw values that mean "no number" (not fitted, sensor fault): unknown, never a value. */
+    unknown: z.array(z.number().int()).max(16).optional(),
+    /** mode and engine_state: raw code → the message's word; a code not listed is unknown. */
+    values: z.record(z.string().regex(/^-?\d+$/), z.union([GensetMode, GensetEngineState])).optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const words: readonly string[] =
+      r.meaning === 'mode'
+        ? GensetMode.options
+        : r.meaning === 'engine_state'
+          ? GensetEngineState.options
+          : [];
+    if (words.length > 0 && !r.values) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `required for ${r.meaning}` });
+    }
+    for (const [code, word] of Object.entries(r.values ?? {})) {
+      if (!words.includes(word)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['values', code],
+          message: `not a ${r.meaning} value: ${word}`,
+        });
+      }
+    }
+  });
+
+/** A GENSET_MAP file: a controller's registers for the generic reader, instead of the DSE preset. */
+export const GensetRegisterMap = z
+  .object({
+    /** Who the map is for, e.g. the controller's maker and model: logged at start. */
+    name: z.string().min(1).max(100),
+    /** Where the register facts come from, for whoever checks the map. */
+    source: z.string().max(1000).optional(),
+    registers: z
+      .array(GensetMapRegister)
+      .min(1)
+      .max(64)
+      .refine((rs) => new Set(rs.map((r) => r.meaning)).size === rs.length, 'each meaning at most once'),
+  })
+  .strict();
+export type GensetRegisterMap = z.infer<typeof GensetRegisterMap>;

@@ -188,7 +188,8 @@ export async function startRelayNode(o: StartOptions) {
           ...(gensetIo ? { io: gensetIo } : {}),
         })
       : null;
-  if (gensetReader)
+  // GenComm's telemetry stop means nothing to another maker's controller: a mapped one has the relay alone.
+  if (gensetReader && !config.genset?.map)
     stopAlongWithRelay({ node: core, telemetryStop: () => gensetReader.poller.telemetryStop(), log });
 
   // 3. MQTT (optional: the REST heartbeat works without a broker).

@@ -38,7 +38,7 @@ export function startGensetReader(o: {
     s.transport === 'tcp' ? `${s.host}:${s.port}` : s.transport === 'rtu' ? s.device : 'built-in fake';
   o.log.info(
     { transport: o.settings.transport, where, unit_id: o.settings.unitId },
-    'reading the generator controller over Modbus (DSE GenComm)',
+    `reading the generator controller over Modbus (${s.map ? `register map: ${s.map.name}` : 'DSE GenComm'})`,
   );
   poller.start();
   return {

@@ -3,6 +3,7 @@ import { type Clock, TimerSlot } from '@outpost/runtime/clock';
 import type { LogSink } from '../domain/relay-node.js';
 import { decodePoll, type GensetReading } from './decode.js';
 import { readPoll, serialized } from './reader.js';
+import { readMapped } from './register-map.js';
 import type { GensetSettings } from './settings.js';
 import { writeTelemetryStop, type TelemetryStopResult } from './telemetry-stop.js';
 import { classify, type RegisterIo } from './transport.js';
@@ -40,7 +41,7 @@ const UNKNOWN: GensetReading = {
 
 export interface GensetPollerOptions {
   io: RegisterIo;
-  settings: Pick<GensetSettings, 'transport' | 'pollMs' | 'staleMs'>;
+  settings: Pick<GensetSettings, 'transport' | 'pollMs' | 'staleMs' | 'map'>;
   clock: Clock;
   log: LogSink;
   /** Every change of the message's values (updated_at and last_read_at aside). */
@@ -97,7 +98,7 @@ export class GensetPoller {
   state(): genset.GensetState {
     const now = this.o.clock.now();
     const common = {
-      protocol: 'dse_gencomm' as const,
+      protocol: this.o.settings.map ? ('register_map' as const) : ('dse_gencomm' as const),
       transport: this.o.settings.transport,
       reachable: this.fault === null && this.lastOkAt !== null,
       fault: this.fault,
@@ -125,7 +126,8 @@ export class GensetPoller {
 
   private async poll(): Promise<void> {
     try {
-      const reading = decodePoll(await readPoll(this.io));
+      const map = this.o.settings.map;
+      const reading = map ? await readMapped(this.io, map) : decodePoll(await readPoll(this.io));
       if (this.stopped) return;
       if (this.fault !== null || this.stale) this.o.log.info({}, 'generator controller answering again');
       this.reading = reading;

@@ -1,5 +1,7 @@
+import type { genset } from '@outpost/contracts';
 import { envPort, parseConfig } from '@outpost/runtime';
 import { z } from 'zod';
+import { loadRegisterMap } from './register-map.js';
 
 /**
  * The genset reader's settings from the environment (GENSET_*). Without GENSET_TRANSPORT the reader
@@ -39,6 +41,8 @@ export const GensetEnv = z
     GENSET_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
     /** No answer for this long: every value unknown and the `genset_unreachable` warning. */
     GENSET_STALE_SECONDS: z.coerce.number().min(1).max(86_400).default(10),
+    /** A register map file (JSON) read instead of the DSE GenComm preset; unset: DSE. */
+    GENSET_MAP: z.string().trim().min(1).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.GENSET_TRANSPORT === 'tcp' && !e.GENSET_HOST) {
@@ -64,6 +68,8 @@ export const GensetEnv = z
   });
 
 interface Common {
+  /** GENSET_MAP, checked at start; absent: the DSE GenComm preset. */
+  map?: genset.GensetRegisterMap;
   unitId: number;
   pollMs: number;
   timeoutMs: number;
@@ -89,6 +95,7 @@ export function readGensetSettings(env: NodeJS.ProcessEnv = process.env): Genset
     pollMs: Math.round(e.GENSET_POLL_SECONDS * 1000),
     timeoutMs: e.GENSET_TIMEOUT_MS,
     staleMs: Math.round(e.GENSET_STALE_SECONDS * 1000),
+    ...(e.GENSET_MAP ? { map: loadRegisterMap(e.GENSET_MAP) } : {}),
   };
   if (e.GENSET_TRANSPORT === 'dev') return { ...common, transport: 'dev' };
   if (e.GENSET_TRANSPORT === 'tcp') {

@@ -155,4 +155,53 @@ describe('the relay node publishes the genset message through a real broker', ()
       await n.stop();
     }
   }, 30_000);
+  it('with a register map (GENSET_MAP) a relay going OFF writes nothing to the controller: GenComm keys are DSE only', async () => {
+    dse.set({ fault: null, registers: dse4520Running() });
+    dse.registers({ 4098: 0x4000 });
+    const before = dse.writes().length;
+    const map = {
+      name: 'Example controller',
+      registers: [{ register: 1030, type: 'u16' as const, scale: 1, meaning: 'engine_speed_rpm' as const }],
+    };
+    const n = await startTestNode({
+      config: {
+        mqtt: mqttConfig(),
+        genset: {
+          transport: 'tcp',
+          host: '127.0.0.1',
+          port: dse.port,
+          unitId: 10,
+          pollMs: 200,
+          timeoutMs: 200,
+          staleMs: 1000,
+          map,
+        },
+      },
+    });
+    try {
+      const mapped = await until(
+        () =>
+          messages.find((m) => m.node === 'main' && m.state.protocol === 'register_map' && m.state.reachable)
+            ?.state,
+      );
+      expect(mapped.running_source).toBe('rpm');
+      const on = await n.api(
+        'POST',
+        '/api/heartbeat',
+        leased({ heartbeat_interval: 10, armed: true, relay_on: true }),
+      );
+      expect(on.status).toBe(200);
+      const off = await n.api(
+        'POST',
+        '/api/heartbeat',
+        leased({ heartbeat_interval: 10, armed: true, relay_on: false }),
+      );
+      expect(off.status).toBe(200);
+      expect(await n.pins.level('GPIO16')).toBe(0);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(dse.writes().slice(before)).toEqual([]);
+    } finally {
+      await n.stop();
+    }
+  }, 30_000);
 });
