@@ -2,6 +2,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+const COARSE_CLOCK_MS = 1000;
+
 /** The summary this run wrote: the newest one, written after it began. */
 export function latestSummary(runsDir, since) {
   let files;
@@ -12,7 +14,8 @@ export function latestSummary(runsDir, since) {
   }
   const newest = files
     .map((f) => ({ f, at: statSync(join(runsDir, f)).mtimeMs }))
-    .filter((x) => x.at >= since)
+    // A file's mtime comes from the kernel's coarse clock, which can lag Date.now() by a tick.
+    .filter((x) => x.at >= since - COARSE_CLOCK_MS)
     .sort((a, b) => b.at - a.at)[0];
   return newest ? JSON.parse(readFileSync(join(runsDir, newest.f), 'utf8')) : null;
 }
