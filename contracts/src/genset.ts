@@ -246,3 +246,45 @@ export const GensetRegisterMap = z
   })
   .strict();
 export type GensetRegisterMap = z.infer<typeof GensetRegisterMap>;
+
+/**
+ * Every reading unknown: what a report says once the module has been silent past its stale time (the
+ * relay node), or once the relay node itself is gone (the controller). Silence is never "stopped".
+ * A fresh copy each call, so a holder can change its own.
+ */
+export function unknownReadings(): Pick<
+  Extract<GensetState, { stale: true }>,
+  | 'identity'
+  | 'mode'
+  | 'engine_state'
+  | 'running'
+  | 'running_source'
+  | 'instruments'
+  | 'accumulated'
+  | 'alarms'
+> {
+  const three = (): [null, null, null] => [null, null, null];
+  return {
+    identity: { manufacturer_code: null, model_number: null, model: null, family: null, serial: null },
+    mode: null,
+    engine_state: null,
+    running: null,
+    running_source: null,
+    instruments: {
+      oil_pressure_kpa: null,
+      coolant_temperature_c: null,
+      oil_temperature_c: null,
+      fuel_level_percent: null,
+      battery_voltage_v: null,
+      engine_speed_rpm: null,
+      frequency_hz: null,
+      voltage_v: three(),
+      current_a: three(),
+      power_w: three(),
+      total_power_w: null,
+      load_percent: null,
+    },
+    accumulated: { engine_run_time_s: null, energy_kwh: null, starts: null },
+    alarms: { level: null, active: [] },
+  };
+}

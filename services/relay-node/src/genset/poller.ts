@@ -1,4 +1,4 @@
-import type { genset } from '@outpost/contracts';
+import { genset } from '@outpost/contracts';
 import { type Clock, TimerSlot } from '@outpost/runtime/clock';
 import type { LogSink } from '../domain/relay-node.js';
 import { decodePoll, type GensetReading } from './decode.js';
@@ -14,30 +14,6 @@ import { classify, type RegisterIo } from './transport.js';
  * `genset_unreachable` warning raised. Silence is never read as "stopped": `running` goes null with
  * everything else.
  */
-
-const UNKNOWN: GensetReading = {
-  identity: { manufacturer_code: null, model_number: null, model: null, family: null, serial: null },
-  mode: null,
-  engine_state: null,
-  running: null,
-  running_source: null,
-  instruments: {
-    oil_pressure_kpa: null,
-    coolant_temperature_c: null,
-    oil_temperature_c: null,
-    fuel_level_percent: null,
-    battery_voltage_v: null,
-    engine_speed_rpm: null,
-    frequency_hz: null,
-    voltage_v: [null, null, null],
-    current_a: [null, null, null],
-    power_w: [null, null, null],
-    total_power_w: null,
-    load_percent: null,
-  },
-  accumulated: { engine_run_time_s: null, energy_kwh: null, starts: null },
-  alarms: { level: null, active: [] },
-};
 
 export interface GensetPollerOptions {
   io: RegisterIo;
@@ -108,7 +84,7 @@ export class GensetPoller {
     if (this.stale) {
       return {
         ...common,
-        ...structuredClone(UNKNOWN),
+        ...genset.unknownReadings(),
         stale: true,
         warnings: ['genset_unreachable'],
         mode: null,
@@ -116,7 +92,12 @@ export class GensetPoller {
         running: null,
       };
     }
-    return { ...common, ...structuredClone(this.reading ?? UNKNOWN), stale: false, warnings: [] };
+    return {
+      ...common,
+      ...(this.reading ? structuredClone(this.reading) : genset.unknownReadings()),
+      stale: false,
+      warnings: [],
+    };
   }
 
   /** The second stop path (GenComm telemetry stop), queued behind the poll under way. */
