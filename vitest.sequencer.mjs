@@ -19,12 +19,15 @@ export function recordedTimes(file = join(root, 'bench', 'results', 'test-suite.
   }
 }
 
+/** `specs` (vitest's, with an absolute moduleId) longest recorded time first; the rest keep their order. */
+export function longestFirst(specs, times, from = root) {
+  const time = (spec) => times.get(relative(from, spec.moduleId)) ?? -1;
+  // Array.prototype.sort is stable: equal times (the unrecorded ones) keep the order they came in.
+  return [...specs].sort((a, b) => time(b) - time(a));
+}
+
 export class LongestFirst extends BaseSequencer {
   async sort(files) {
-    const base = await super.sort(files);
-    const times = recordedTimes();
-    const time = (spec) => times.get(relative(root, spec.moduleId)) ?? -1;
-    // Array.prototype.sort is stable: equal times (the unrecorded ones) keep the base order.
-    return [...base].sort((a, b) => time(b) - time(a));
+    return longestFirst(await super.sort(files), recordedTimes());
   }
 }
