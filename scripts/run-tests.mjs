@@ -37,6 +37,9 @@ const [checks, tests] = await Promise.all([
     'run',
     'lint',
     'typecheck',
+    // Only these tasks: the pretest step built everything, and a build now (even a cache hit, which
+    // turbo restores by writing the outputs again) would rewrite dist files that tests are loading.
+    '--only',
     '--concurrency=2',
     '--continue',
     '--summarize',

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exclusive } from './helpers/exclusive.js';
 import { type InspectingProxy, inspectingProxy } from './helpers/inspecting-proxy.js';
 import { root } from './helpers/processes.js';
 
@@ -70,8 +71,12 @@ let runArgs: string[] = [];
 let proxy: InspectingProxy;
 const TAG = `localhost/outpost-ca-test:${process.pid}`;
 
+let release: (() => void) | undefined;
+
 describe.skipIf(skipReason !== null)('image build behind a TLS-inspecting proxy', () => {
   beforeAll(async () => {
+    // The other container test builds from the same cached base and podman store: one at a time.
+    release = await exclusive('containers');
     tmp = mkdtempSync(join(tmpdir(), 'outpost-build-ca-'));
     await ok(join(root, 'scripts', 'container-tools.sh'), ['--cache', CACHE]);
     base = (await ok(join(root, 'scripts', 'container-base.sh'), ['--cache', CACHE]))
@@ -142,6 +147,7 @@ describe.skipIf(skipReason !== null)('image build behind a TLS-inspecting proxy'
     if (base) await run('podman', ['rmi', '-f', TAG]);
     await proxy?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    release?.();
   }, 120_000);
 
   const build = (ctx: string, extra: string[]) =>

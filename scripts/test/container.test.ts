@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exclusive } from './helpers/exclusive.js';
 import { freePort, root, sleep, until } from './helpers/processes.js';
 
 const CACHE = process.env.OUTPOST_TEST_CACHE ?? '/var/cache/outpost-test';
@@ -94,8 +95,12 @@ const podmanCompose = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     join(root, 'infra'),
   );
 
+let release: (() => void) | undefined;
+
 describe.skipIf(skipReason !== null)('container image', () => {
   beforeAll(async () => {
+    // The other container test builds from the same cached base and podman store: one at a time.
+    release = await exclusive('containers');
     tmp = mkdtempSync(join(tmpdir(), 'outpost-container-'));
     project = `outposttest${process.pid}`;
     let t = performance.now();
@@ -209,6 +214,7 @@ describe.skipIf(skipReason !== null)('container image', () => {
   afterAll(async () => {
     if (project && tools.PODMAN_COMPOSE) await podmanCompose(['--profile', 'simulator', 'down', '-v']);
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    release?.();
     if (process.env.CONTAINER_BENCH_OUT && figures.length) {
       writeFileSync(
         process.env.CONTAINER_BENCH_OUT,
