@@ -174,13 +174,16 @@ function ConfigCard({ o, onSaved }: { o: ConditionsOverview; onSaved: () => void
   return (
     <Card title="Configuration" wide>
       <form onSubmit={save}>
-        <textarea
-          name="conditions-config"
-          rows={16}
-          spellcheck={false}
-          value={text}
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-        />
+        <label class="field">
+          <span>Start conditions and sources (JSON)</span>
+          <textarea
+            name="conditions-config"
+            rows={16}
+            spellcheck={false}
+            value={text}
+            onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
         <button type="submit" class="primary" disabled={act.busy}>
           Save start conditions
         </button>

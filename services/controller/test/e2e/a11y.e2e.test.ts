@@ -1,0 +1,99 @@
+import { AxeReport } from '@outpost/ui/testing/a11y';
+import { browserTestsEnabled, DESKTOP, type E2EBrowser, openBrowser } from '@outpost/ui/testing';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGES, type PageId } from '../../web/src/pages.js';
+import { ADMIN, PASSWORD, type Stack, startStack } from './stack.js';
+
+/** What shows once a page has its data (as in console.e2e.test.ts; the relay node answers over MQTT). */
+const READY: Record<PageId, string> = {
+  status: '[data-testid=gen-state]',
+  history: '[data-testid=stats]',
+  health: '[data-testid=feedback-status]',
+  conditions: '[data-testid=quiet-hours]',
+  settings: '[data-testid=fuel-usage]',
+  schedules: '[data-testid=exercise]',
+  webhooks: '[data-testid=webhooks]',
+  relaynode: '[data-testid=node-system] dt',
+  notifications: '[data-testid=notification-history]',
+};
+
+/**
+ * axe-core (WCAG 2.0 and 2.1, A and AA) over every page of the generator console in both themes: the
+ * login form (empty and refused), each tab, and the status page idle, running and in failsafe (EPO).
+ */
+describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-core)', () => {
+  let stack: Stack;
+  let b: E2EBrowser;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    b = await openBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    await b?.close();
+    await stack?.close();
+  });
+
+  const text = (page: Page, id: string) => page.getByTestId(id).textContent();
+
+  it('finds no violation on any page, light or dark', async () => {
+    const report = new AxeReport();
+    const url = stack.controller.url;
+    let token = '';
+    for (const scheme of ['light', 'dark'] as const) {
+      const { context, page } = await b.newSession(DESKTOP, scheme);
+      await page.goto(url);
+      await page.locator('input[name=username]').waitFor();
+      await report.check(page, `${scheme} login`);
+      // The controller allows a few /api/auth calls a minute: one refusal per theme, one real login.
+      await page.locator('input[name=username]').fill(ADMIN);
+      await page.locator('input[name=password]').fill('not the password');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('alert').waitFor();
+      await report.check(page, `${scheme} login refused`);
+      if (!token) {
+        await page.locator('input[name=password]').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.getByRole('heading', { name: 'Control', exact: true }).waitFor();
+        token = (await page.evaluate<string | null>("localStorage.getItem('outpost.controller.token')")) ?? '';
+      }
+      await context.close();
+    }
+    expect(token).not.toBe('');
+
+    for (const scheme of ['light', 'dark'] as const) {
+      const { context, page } = await b.newSession(DESKTOP, scheme);
+      await context.addInitScript(`localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`);
+      for (const { id } of PAGES) {
+        await page.goto(`${url}/#/${id}`);
+        await page.locator('nav.tabs a[aria-current=page]').waitFor();
+        await page.locator(READY[id]).first().waitFor({ timeout: 15_000 });
+        await page.waitForLoadState('networkidle');
+        await report.check(page, `${scheme} #/${id}`);
+      }
+      // The status page's other faces: running (green), then the EPO failsafe (red banners).
+      await page.goto(`${url}/#/status`);
+      await page.locator(READY.status).waitFor();
+      await page.getByRole('button', { name: 'Arm', exact: true }).click();
+      await expect.poll(() => text(page, 'armed')).toBe('armed');
+      await expect.poll(() => text(page, 'node-link'), { timeout: 10_000 }).toBe('connected');
+      await page.getByRole('button', { name: 'Start', exact: true }).click();
+      await expect.poll(() => text(page, 'gen-state')).toBe('Running');
+      await report.check(page, `${scheme} #/status running`);
+      await page.getByRole('button', { name: 'Stop', exact: true }).click();
+      await expect.poll(() => text(page, 'gen-state')).toBe('Idle');
+      await page.getByRole('button', { name: 'Disarm', exact: true }).click();
+      await expect.poll(() => text(page, 'armed')).toBe('disarmed');
+      await stack.setEpo(true);
+      await expect.poll(() => text(page, 'epo-banner'), { timeout: 10_000 }).toContain('EPO engaged');
+      await report.check(page, `${scheme} #/status EPO`);
+      await stack.setEpo(false);
+      await expect.poll(() => page.getByTestId('epo-banner').count(), { timeout: 10_000 }).toBe(0);
+      await context.close();
+    }
+    expect(report.checked).toHaveLength(4 + 2 * (PAGES.length + 2));
+    expect(report.failures, report.failures.join('\n\n')).toEqual([]);
+  }, 240_000);
+});
