@@ -12,15 +12,16 @@ const READY: Record<PageId, string> = {
   health: '[data-testid=feedback-status]',
   conditions: '[data-testid=quiet-hours]',
   settings: '[data-testid=fuel-usage]',
-  schedules: '[data-testid=exercise]',
-  webhooks: '[data-testid=webhooks]',
+  schedules: '[data-testid=schedules] tbody tr',
+  webhooks: '[data-testid=webhooks] tbody tr',
   relaynode: '[data-testid=node-system] dt',
-  notifications: '[data-testid=notification-history]',
+  notifications: '[data-testid=channels] tbody tr',
 };
 
 /**
  * axe-core (WCAG 2.0 and 2.1, A and AA) over every page of the generator console in both themes: the
- * login form (empty and refused), each tab, and the status page idle, running and in failsafe (EPO).
+ * login form (empty and refused), each tab (with a webhook, a schedule and a notification channel in
+ * their tables), and the status page idle, running and in failsafe (EPO).
  */
 describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-core)', () => {
   let stack: Stack;
@@ -57,15 +58,41 @@ describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-co
         await page.locator('input[name=password]').fill(PASSWORD);
         await page.getByRole('button', { name: 'Log in' }).click();
         await page.getByRole('heading', { name: 'Control', exact: true }).waitFor();
-        token = (await page.evaluate<string | null>("localStorage.getItem('outpost.controller.token')")) ?? '';
+        token =
+          (await page.evaluate<string | null>("localStorage.getItem('outpost.controller.token')")) ?? '';
       }
       await context.close();
     }
     expect(token).not.toBe('');
+    // Tables with rows (and their action buttons) rather than empty ones: a webhook, a schedule, a channel.
+    const add = async (path: string, body: unknown) => {
+      const r = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(r.status, `${path}: ${await r.text()}`).toBeLessThan(300);
+    };
+    await add('/api/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'], enabled: true });
+    await add('/api/schedules', {
+      name: 'Weekly exercise',
+      days_of_week: [1, 4],
+      start_time: '06:00',
+      duration_minutes: 30,
+      enabled: true,
+    });
+    await add('/api/notifications/channels', {
+      name: 'Ops hook',
+      channel_type: 'webhook',
+      config: { url: 'http://127.0.0.1:9/notify', headers: {}, method: 'POST' },
+      enabled: true,
+    });
 
     for (const scheme of ['light', 'dark'] as const) {
       const { context, page } = await b.newSession(DESKTOP, scheme);
-      await context.addInitScript(`localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`);
+      await context.addInitScript(
+        `localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`,
+      );
       for (const { id } of PAGES) {
         await page.goto(`${url}/#/${id}`);
         await page.locator('nav.tabs a[aria-current=page]').waitFor();

@@ -108,14 +108,22 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard accessibility (axe-core
     await client.publishAsync(`${P}/relaynode/relay-1/availability`, 'online', { retain: true, qos: 1 });
     await site(IDLE_SITE);
     for (const [scheme, page] of pages) {
-      await expect.poll(() => cell(page, 'sim-alpha', 'online').textContent(), { timeout: 8000 }).toBe('online');
-      await expect.poll(() => cell(page, 'sim-bravo', 'online').textContent(), { timeout: 8000 }).toBe('stopped');
-      await expect.poll(() => cell(page, 'gen-1', 'running').textContent(), { timeout: 8000 }).toBe('stopped');
+      await expect
+        .poll(() => cell(page, 'sim-alpha', 'online').textContent(), { timeout: 8000 })
+        .toBe('online');
+      await expect
+        .poll(() => cell(page, 'sim-bravo', 'online').textContent(), { timeout: 8000 })
+        .toBe('stopped');
+      await expect
+        .poll(() => cell(page, 'gen-1', 'running').textContent(), { timeout: 8000 })
+        .toBe('stopped');
       await report.check(page, `${scheme} fleet, site idle`);
     }
     await site({ ...IDLE_SITE, running: true, state: 'running', armed: true, relay_node_relay_on: true });
     for (const [scheme, page] of pages) {
-      await expect.poll(() => cell(page, 'gen-1', 'running').textContent(), { timeout: 8000 }).toBe('running');
+      await expect
+        .poll(() => cell(page, 'gen-1', 'running').textContent(), { timeout: 8000 })
+        .toBe('running');
       await report.check(page, `${scheme} fleet, site running`);
     }
     await site({ ...IDLE_SITE, slave_physical_safety_engaged: true });

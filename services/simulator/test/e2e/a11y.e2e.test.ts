@@ -82,7 +82,12 @@ describe.skipIf(!browserTestsEnabled())('simulator console accessibility (axe-co
         await page.locator(`input[name=mode][value=${mode}]:checked`).waitFor();
         await report.check(page, `${scheme} console, ${mode}`);
       }
-      await post(page, '/api/config/modes', { standalone: true, sender: false, receiver: false, rebroadcaster: false });
+      await post(page, '/api/config/modes', {
+        standalone: true,
+        sender: false,
+        receiver: false,
+        rebroadcaster: false,
+      });
       await post(page, '/api/position/runway', { airport: 'KSFO', runway: '28R' });
       await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('San Francisco');
       await report.check(page, `${scheme} console, lined up at KSFO 28R`);
