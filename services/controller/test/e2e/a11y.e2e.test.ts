@@ -1,5 +1,5 @@
 import { AxeReport } from '@outpost/ui/testing/a11y';
-import { browserTestsEnabled, DESKTOP, type E2EBrowser, openBrowser } from '@outpost/ui/testing';
+import { browserTestsEnabled, DESKTOP, type E2EBrowser, openBrowser, PHONE } from '@outpost/ui/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGES, type PageId } from '../../web/src/pages.js';
@@ -88,8 +88,13 @@ describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-co
       enabled: true,
     });
 
-    for (const scheme of ['light', 'dark'] as const) {
-      const { context, page } = await b.newSession(DESKTOP, scheme);
+    // Both themes at a desktop's width, and the dark one at a phone's (tabs and tables scroll sideways there).
+    for (const [scheme, viewport, width] of [
+      ['light', DESKTOP, 'desktop'],
+      ['dark', DESKTOP, 'desktop'],
+      ['dark', PHONE, 'phone'],
+    ] as const) {
+      const { context, page } = await b.newSession(viewport, scheme);
       await context.addInitScript(
         `localStorage.setItem('outpost.controller.token', ${JSON.stringify(token)})`,
       );
@@ -98,7 +103,7 @@ describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-co
         await page.locator('nav.tabs a[aria-current=page]').waitFor();
         await page.locator(READY[id]).first().waitFor({ timeout: 15_000 });
         await page.waitForLoadState('networkidle');
-        await report.check(page, `${scheme} #/${id}`);
+        await report.check(page, `${scheme} ${width} #/${id}`);
       }
       // The status page's other faces: running (green), then the EPO failsafe (red banners).
       await page.goto(`${url}/#/status`);
@@ -108,19 +113,19 @@ describe.skipIf(!browserTestsEnabled())('generator console accessibility (axe-co
       await expect.poll(() => text(page, 'node-link'), { timeout: 10_000 }).toBe('connected');
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       await expect.poll(() => text(page, 'gen-state')).toBe('Running');
-      await report.check(page, `${scheme} #/status running`);
+      await report.check(page, `${scheme} ${width} #/status running`);
       await page.getByRole('button', { name: 'Stop', exact: true }).click();
       await expect.poll(() => text(page, 'gen-state')).toBe('Idle');
       await page.getByRole('button', { name: 'Disarm', exact: true }).click();
       await expect.poll(() => text(page, 'armed')).toBe('disarmed');
       await stack.setEpo(true);
       await expect.poll(() => text(page, 'epo-banner'), { timeout: 10_000 }).toContain('EPO engaged');
-      await report.check(page, `${scheme} #/status EPO`);
+      await report.check(page, `${scheme} ${width} #/status EPO`);
       await stack.setEpo(false);
       await expect.poll(() => page.getByTestId('epo-banner').count(), { timeout: 10_000 }).toBe(0);
       await context.close();
     }
-    expect(report.checked).toHaveLength(4 + 2 * (PAGES.length + 2));
+    expect(report.checked).toHaveLength(4 + 3 * (PAGES.length + 2));
     expect(report.failures, report.failures.join('\n\n')).toEqual([]);
   }, 240_000);
 });

@@ -72,6 +72,7 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
       </dl>
       <DataTable
         testid="conditions-table"
+        label="Start conditions"
         head={
           <tr>
             <th>Condition</th>
@@ -109,6 +110,7 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
       </DataTable>
       <DataTable
         testid="sources-table"
+        label="Sources"
         head={
           <tr>
             <th>Source</th>

@@ -123,8 +123,8 @@ export function HistoryPage() {
             <p class="muted">
               {runs.data.runs.length} of {runs.data.total} runs
             </p>
-            <div class="table-wrap">
-              <table data-testid="history">
+            <div class="table-wrap" role="region" aria-label="Run history table" tabindex={0}>
+              <table data-testid="history" aria-label="Run history">
                 <thead>
                   <tr>
                     <th>Start</th>

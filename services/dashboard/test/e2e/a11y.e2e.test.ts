@@ -7,6 +7,7 @@ import {
   type E2EBrowser,
   freePort,
   openBrowser,
+  PHONE,
   type ServiceProcess,
   startService,
 } from '@outpost/ui/testing';
@@ -48,7 +49,8 @@ const IDLE_SITE = {
 /**
  * axe-core (WCAG 2.0 and 2.1, A and AA) over the fleet page in both themes: waiting for its first
  * update, with simulators online, stopped and offline and a site idle, running and in EPO, filtered to
- * nothing, and out of date (the service gone: the warning banner).
+ * nothing, with the sites hidden behind their login (and that login refused), and out of date (the
+ * service gone: the warning banner).
  */
 describe.skipIf(!browserTestsEnabled())('fleet dashboard accessibility (axe-core)', () => {
   let broker: RunningBroker;
@@ -119,6 +121,16 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard accessibility (axe-core
         .toBe('stopped');
       await report.check(page, `${scheme} fleet, site idle`);
     }
+    // At a phone's width (the tables scroll sideways inside their box), dark.
+    {
+      const { context, page } = await b.newSession(PHONE, 'dark');
+      await page.goto(dash.url);
+      await expect
+        .poll(() => cell(page, 'gen-1', 'running').textContent(), { timeout: 8000 })
+        .toBe('stopped');
+      await report.check(page, 'dark phone fleet, site idle');
+      await context.close();
+    }
     await site({ ...IDLE_SITE, running: true, state: 'running', armed: true, relay_node_relay_on: true });
     for (const [scheme, page] of pages) {
       await expect
@@ -135,13 +147,34 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard accessibility (axe-core
       await report.check(page, `${scheme} fleet, filtered to nothing`);
       await page.locator('input[name=filter]').fill('');
     }
+    // Beyond loopback the fleet state leaves the sites out until the sites login: that view, as the
+    // service would send it, then the login refused.
+    for (const scheme of ['light', 'dark'] as const) {
+      const { context, page } = await b.newSession(DESKTOP, scheme);
+      await context.routeWebSocket(/\/ws$/, (ws) => {
+        const server = ws.connectToServer();
+        server.onMessage((m) => {
+          const state = JSON.parse(String(m)) as Record<string, unknown>;
+          delete state.generators;
+          ws.send(JSON.stringify(state));
+        });
+      });
+      await context.route('**/api/sites', (route) => route.fulfill({ status: 401, body: '' }));
+      await page.goto(dash.url);
+      await page.getByTestId('sites-login').waitFor({ timeout: 8000 });
+      await report.check(page, `${scheme} fleet, sites hidden`);
+      await page.getByTestId('sites-login').getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('sites-login').getByText('Not signed in').waitFor();
+      await report.check(page, `${scheme} fleet, sites login refused`);
+      await context.close();
+    }
     // The service gone: each page warns that its values may be out of date.
     await dash.stop();
     for (const [scheme, page] of pages) {
       await page.locator('.banner-warn').waitFor({ timeout: 10_000 });
       await report.check(page, `${scheme} fleet, out of date`);
     }
-    expect(report.checked).toHaveLength(12);
+    expect(report.checked).toHaveLength(17);
     expect(report.failures, report.failures.join('\n\n')).toEqual([]);
   }, 120_000);
 });

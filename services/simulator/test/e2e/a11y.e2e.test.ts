@@ -7,6 +7,7 @@ import {
   type E2EBrowser,
   freePort,
   openBrowser,
+  PHONE,
   type ServiceProcess,
   startService,
 } from '@outpost/ui/testing';
@@ -21,7 +22,8 @@ const MODES = ['standalone', 'sender', 'receiver', 'rebroadcaster'] as const;
 /**
  * axe-core (WCAG 2.0 and 2.1, A and AA) over every view of the console in both themes: the login form,
  * refused and empty, and the console in each operating mode (each shows other network fields), lined
- * up at an airport (the runway picker) and running (the NMEA log).
+ * up at an airport (the runway picker), with airport search results, a flight plan planned and flown,
+ * a start refused (its messages) and running (the NMEA log).
  */
 describe.skipIf(!browserTestsEnabled())('simulator console accessibility (axe-core)', () => {
   let sim: ServiceProcess;
@@ -91,6 +93,25 @@ describe.skipIf(!browserTestsEnabled())('simulator console accessibility (axe-co
       await post(page, '/api/position/runway', { airport: 'KSFO', runway: '28R' });
       await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('San Francisco');
       await report.check(page, `${scheme} console, lined up at KSFO 28R`);
+      await page.locator('input[name=airport-search]').fill('Oakland');
+      await page.getByRole('button', { name: /KOAK/ }).waitFor();
+      await report.check(page, `${scheme} console, airport search results`);
+      await page.locator('input[name=airport-search]').fill('');
+      // A flight plan from KSFO 28R to KOAK: its list, then flying it.
+      const search = page.locator('input[name=route-airport-search]');
+      const found = page.getByRole('list', { name: 'Route airports found' });
+      await search.fill('KSFO');
+      await found.getByRole('button', { name: /KSFO/ }).click();
+      await page.locator('select[name=route-start-runway]').selectOption('28R');
+      await search.fill('KOAK');
+      await found.getByRole('button', { name: /KOAK/ }).click();
+      await page.getByRole('list', { name: 'Route', exact: true }).locator('li').nth(1).waitFor();
+      await report.check(page, `${scheme} console, flight plan`);
+      await page.getByRole('button', { name: 'Fly this route' }).click();
+      await page.getByTestId('flight-progress').waitFor();
+      await report.check(page, `${scheme} console, flying the plan`);
+      await page.getByRole('button', { name: 'Clear flight plan' }).click();
+      await expect.poll(() => page.getByTestId('flight-progress').count()).toBe(0);
       // Start with no output chosen: the console lists what is missing.
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       await page.getByTestId('start-messages').locator('li').first().waitFor();
@@ -108,7 +129,22 @@ describe.skipIf(!browserTestsEnabled())('simulator console accessibility (axe-co
       await page.locator('input[name=efb_enabled]').uncheck();
       await context.close();
     }
-    expect(report.checked).toHaveLength(18);
+    // At a phone's width (one column; wide content scrolls inside its box), dark: login, then the console.
+    {
+      const { context, page } = await b.newSession(PHONE, 'dark');
+      await page.goto(sim.url);
+      await page.locator('input[name=username]').waitFor();
+      await report.check(page, 'dark phone login');
+      await page.locator('input[name=username]').fill(USER);
+      await page.locator('input[name=password]').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'Operating mode' }).waitFor();
+      await post(page, '/api/position/runway', { airport: 'KSFO', runway: '28R' });
+      await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('San Francisco');
+      await report.check(page, 'dark phone console, lined up at KSFO 28R');
+      await context.close();
+    }
+    expect(report.checked).toHaveLength(26);
     expect(report.failures, report.failures.join('\n\n')).toEqual([]);
   }, 120_000);
 });
