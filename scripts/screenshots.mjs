@@ -28,14 +28,9 @@ if (unknown.length > 0) {
 }
 const names = asked.length > 0 ? asked : Object.keys(CONSOLES);
 
-// The test peers' defaults, as CI sets them, unless the caller set its own.
-const env = {
-  ...process.env,
-  OUTPOST_PICTURES_DIR: SCREENSHOTS_DIR,
-  TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test',
-  TEST_MQTT_URL: process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883',
-  TEST_REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-};
+// The caller's test environment as it is (the controller's suite starts its own embedded PostgreSQL
+// when TEST_DATABASE_URL is unset), with the pictures pointed at docs/screenshots/.
+const env = { ...process.env, OUTPOST_PICTURES_DIR: SCREENSHOTS_DIR };
 
 const manifest = readManifest();
 let failed = 0;
