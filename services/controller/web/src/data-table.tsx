@@ -17,13 +17,13 @@ export function DataTable({
   children: ComponentChildren;
 }) {
   return (
-    <div class="table-wrap" role="region" aria-label={`${label} table`} tabindex={0}>
+    <section class="table-wrap" aria-label={`${label} table`} tabindex={0}>
       <table data-testid={testid} aria-label={label}>
         <thead>
           <tr>{head}</tr>
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </section>
   );
 }
