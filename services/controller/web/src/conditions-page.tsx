@@ -72,6 +72,7 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
       </dl>
       <DataTable
         testid="conditions-table"
+        label="Start conditions"
         head={
           <tr>
             <th>Condition</th>
@@ -109,6 +110,7 @@ function LiveCard({ o }: { o: ConditionsOverview }) {
       </DataTable>
       <DataTable
         testid="sources-table"
+        label="Sources"
         head={
           <tr>
             <th>Source</th>
@@ -174,13 +176,16 @@ function ConfigCard({ o, onSaved }: { o: ConditionsOverview; onSaved: () => void
   return (
     <Card title="Configuration" wide>
       <form onSubmit={save}>
-        <textarea
-          name="conditions-config"
-          rows={16}
-          spellcheck={false}
-          value={text}
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-        />
+        <label class="field">
+          <span>Start conditions and sources (JSON)</span>
+          <textarea
+            name="conditions-config"
+            rows={16}
+            spellcheck={false}
+            value={text}
+            onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
         <button type="submit" class="primary" disabled={act.busy}>
           Save start conditions
         </button>

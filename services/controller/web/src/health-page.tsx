@@ -169,6 +169,7 @@ function ExerciseCard() {
       {reports.data && reports.data.length > 0 ? (
         <DataTable
           testid="exercise-reports"
+          label="Exercise reports"
           head={
             <>
               <th>Started</th>

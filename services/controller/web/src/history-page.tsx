@@ -123,8 +123,8 @@ export function HistoryPage() {
             <p class="muted">
               {runs.data.runs.length} of {runs.data.total} runs
             </p>
-            <div class="table-wrap">
-              <table data-testid="history">
+            <section class="table-wrap" aria-label="Run history table" tabindex={0}>
+              <table data-testid="history" aria-label="Run history">
                 <thead>
                   <tr>
                     <th>Start</th>
@@ -158,7 +158,7 @@ export function HistoryPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           </>
         ) : null}
       </Card>

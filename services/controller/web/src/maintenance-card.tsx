@@ -64,6 +64,7 @@ export function MaintenanceCard({ onChange }: { onChange: () => void }) {
       {items.data ? (
         <DataTable
           testid="maintenance"
+          label="Maintenance items"
           head={
             <>
               <th>Item</th>

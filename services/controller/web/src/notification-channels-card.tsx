@@ -68,6 +68,7 @@ export function NotificationChannelsCard({ channels }: { channels: Records<Chann
       ) : null}
       <DataTable
         testid="channels"
+        label="Notification channels"
         head={
           <>
             <th class="num">Id</th>

@@ -22,6 +22,7 @@ export function NotificationHistoryCard() {
       {h.error ? <Banner>{h.error}</Banner> : null}
       <DataTable
         testid="notification-history"
+        label="Notification deliveries"
         head={
           <>
             <th>Time</th>

@@ -74,6 +74,7 @@ export function WifiCard() {
       {visible.error ? <Banner>{visible.error}</Banner> : null}
       <DataTable
         testid="wifi-networks"
+        label="WiFi networks"
         head={
           <>
             <th>Network</th>

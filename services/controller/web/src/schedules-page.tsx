@@ -61,6 +61,7 @@ function SchedulesCard() {
       {list.error ? <Banner>{list.error}</Banner> : null}
       <DataTable
         testid="schedules"
+        label="Schedules"
         head={
           <>
             <th>Name</th>

@@ -75,6 +75,7 @@ export function WebhooksPage() {
         {list.error ? <Banner>{list.error}</Banner> : null}
         <DataTable
           testid="webhooks"
+          label="Webhooks"
           head={
             <>
               <th>URL</th>
@@ -153,6 +154,7 @@ function Deliveries({ id }: { id: number }) {
       {list.error ? <Banner>{list.error}</Banner> : null}
       <DataTable
         testid="webhook-deliveries"
+        label="Webhook deliveries"
         head={
           <>
             <th>Created</th>

@@ -49,11 +49,14 @@ export function ControlPanel({ store, status }: { store: SimulatorStore; status:
     <Card title="Emulator" id="control">
       {status.banner ? <Banner kind="error">{status.banner}</Banner> : null}
       {messages.length > 0 ? (
-        <ul class="messages" role="alert" data-testid="start-messages">
-          {messages.map((m) => (
-            <li key={m}>{m}</li>
-          ))}
-        </ul>
+        // The alert wraps the list: a role on the <ul> itself would take away its list semantics.
+        <div role="alert" data-testid="start-messages">
+          <ul class="messages">
+            {messages.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       <div class="row">
         <button
