@@ -26,7 +26,7 @@ import {
 } from './listeners.js';
 import { DEFAULT_LOGIN_GATE, LoginGate, type LoginGateOptions } from './login-gate.js';
 import { useFifoBacklog } from './delivery-backlog.js';
-import { createRedisBackplane, type RedisBackplane } from './redis.js';
+import type { RedisBackplane } from './redis.js';
 import { BrokerCounters, createBrokerRegistry, publishSysStats } from './stats.js';
 import { type MqttUser, type Principal, type UsersFile, verifyPassword } from './users.js';
 
@@ -270,7 +270,12 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   };
 
   let redis: RedisBackplane | null = null;
-  if (opts.redisUrl) redis = createRedisBackplane(opts.redisUrl, opts.redisPrefix ?? `${prefix}:`);
+  // Loaded only with a backplane: ioredis and the Redis persistence are several MB of idle RSS that a
+  // single broker (the default) never uses.
+  if (opts.redisUrl) {
+    const { createRedisBackplane } = await import('./redis.js');
+    redis = createRedisBackplane(opts.redisUrl, opts.redisPrefix ?? `${prefix}:`);
+  }
 
   const aedes = new Aedes({
     ...hooks,

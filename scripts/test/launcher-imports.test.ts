@@ -37,6 +37,14 @@ describe('the resident launcher', () => {
     expect([...writer].filter((p) => !builtins.has(p))).toEqual([]);
   });
 
+  it('never calls fetch: its first use loads the fetch implementation, about 10 MB kept for good', () => {
+    const own = [...runtimeImports(join(src, 'start.ts'))].filter((s) => s.startsWith('/'));
+    const users = own.filter((f) =>
+      /\bfetch\s*\(|\bnew (Request|Response|Headers)\b/.test(readFileSync(f, 'utf8')),
+    );
+    expect(users).toEqual([]);
+  });
+
   it('reaches zod, pg and drizzle only through the one-shot children', () => {
     const children = ['launch-plan-main.ts', 'db-provision-main.ts', 'pglite-upgrade-main.ts'];
     const heavy = children.flatMap((c) => [...runtimeImports(join(src, c))]);
