@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The process tests run dist/main.js; build it once before any file starts.
     globalSetup: ['./test/global-setup.ts'],
-    testTimeout: 10_000,
-    hookTimeout: 30_000,
+    // `npm test` runs several test files at once on two cores.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
