@@ -1,4 +1,4 @@
-// Builds the consoles' offline basemap, public/map/basemap.pmtiles: water polygons as vector tiles in
+// Builds the consoles' offline basemap, map/basemap.pmtiles: water polygons as vector tiles in
 // a PMTiles v3 archive. The data are OpenStreetMap-derived seas and oceans (ODbL) as packaged on the
 // npm registry by geo-maps; they are not a dependency of the build. To regenerate, in a scratch
 // directory run
@@ -23,7 +23,7 @@ import { writeArchive } from './pmtiles-writer.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const layout = JSON.parse(readFileSync(join(here, '../src/map/layout.json'), 'utf8'));
-const OUT = join(here, '../public/map/basemap.pmtiles');
+const OUT = join(here, '../map/basemap.pmtiles');
 const RUNWAYS = join(here, '../../../services/simulator/src/airports/runways-data.ts');
 /** Tiles on each side of an airport's own detail tile that are built too (about 40 km at 45°). */
 const AROUND = 1;
