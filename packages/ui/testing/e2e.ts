@@ -44,7 +44,9 @@ export async function openBrowser(): Promise<E2EBrowser> {
     headless: true,
     args: [
       '--no-sandbox',
-      '--disable-gpu',
+      // No GPU here: WebGL (the consoles' maps) through SwiftShader, Chromium's CPU renderer.
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
       '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
