@@ -195,3 +195,4 @@ export async function startService(
   };
   return { proc, url, output: () => out, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
+export { colourAt, mapIdle, mapZoom, near, onScreen, renderedValues, rgb, sourceValues } from './map.js';

@@ -111,13 +111,13 @@ function syncLabels(map: MapLibreMap, kept: Map<string, Marker>, labels: Label[]
   for (const l of labels) {
     let m = kept.get(l.key);
     if (!m) {
+      // MapLibre keeps its own classes on the marker's element: the label is a child of it.
       const el = document.createElement('div');
-      el.className = l.className;
-      el.innerHTML = '<span class="geo-dot"></span><span class="geo-text"></span>';
+      el.innerHTML = '<div><span class="geo-dot"></span><span class="geo-text"></span></div>';
       m = new maplibregl.Marker({ element: el, anchor: 'center' }).setLngLat(l.at).addTo(map);
       kept.set(l.key, m);
     }
-    const el: HTMLElement = m.getElement();
+    const el = m.getElement().firstChild as HTMLElement;
     el.className = l.className;
     el.dataset.minZoom = String(l.minZoom);
     el.hidden = zoom < l.minZoom;
@@ -169,7 +169,7 @@ export function GeoMap({ points, lines = [], places = [], zoom = 10, label = 'Ma
     const onZoom = () => {
       const z = map.getZoom();
       for (const m of labels.current.values()) {
-        const el = m.getElement();
+        const el = m.getElement().firstChild as HTMLElement;
         el.hidden = z < Number(el.dataset.minZoom ?? 0);
       }
     };
