@@ -1,3 +1,4 @@
+/// <reference path="./url-import.d.ts" />
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 // The worker is a file of the console's own build: same origin, no blob: URL, nothing the CSP must widen.

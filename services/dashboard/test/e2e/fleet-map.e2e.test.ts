@@ -5,7 +5,9 @@ import {
   DESKTOP,
   type E2EBrowser,
   freePort,
+  mapIdle,
   openBrowser,
+  renderedValues,
   type ServiceProcess,
   startService,
 } from '@outpost/ui/testing';
@@ -65,7 +67,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
     await broker?.close();
   });
 
-  it('draws land and 5,000 simulators in under 200 ms a frame, asking nothing beyond loopback', async () => {
+  it('draws the basemap and 5,000 simulators in under 200 ms a frame, asking nothing beyond loopback', async () => {
     const { context, page } = await b.newSession(DESKTOP);
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
@@ -82,7 +84,19 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
       frames.push(Number(await map.getAttribute('data-frame-ms')));
     }
     for (const ms of frames) expect(ms).toBeLessThan(200);
-    console.log(`fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms`);
+    // What the renderer drew: the simulators in their status colours (every tenth is offline, red; the others
+    // report positions but no running heartbeat, "online, idle", neutral), and water.
+    await mapIdle(map);
+    const tones = await renderedValues(map, 'fleet-sims', 'tone');
+    expect(tones).toEqual(['bad', 'neutral']);
+    expect((await renderedValues(map, 'fleet-sims')).length).toBeGreaterThan(COUNT * 0.9);
+    expect(await renderedValues(map, 'water-world', 'x')).not.toEqual([]);
+    // Each site is a labelled square on top.
+    expect(await page.locator('.geo-site').allTextContents()).toEqual(expect.arrayContaining(['main', 'north']));
+    console.log(
+      `fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms; ` +
+        `new data to picture: ${await map.getAttribute('data-update-ms')} ms`,
+    );
     const origin = new URL(dash.url).origin;
     expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'))).toEqual([]);
     await context.close();
