@@ -73,11 +73,14 @@ export const tilesOrigin = (tilesUrl: string | undefined): string | null =>
 
 type Range = { start: number; end: number } | 'unsatisfiable' | null;
 
-/** One `bytes=` range of a file of `size` bytes; several ranges are answered whole (null). */
+/**
+ * One `bytes=` range of a file of `size` bytes. Several ranges, another unit or a malformed header are
+ * ignored (null: the whole file, as RFC 9110 allows); a well-formed range past the end is unsatisfiable.
+ */
 export function parseRange(header: string | undefined, size: number): Range {
   if (!header) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m) return header.includes(',') ? null : 'unsatisfiable';
+  if (!m) return null;
   const [, from, to] = m;
   if (from === '' && to === '') return 'unsatisfiable';
   if (from === '') {
