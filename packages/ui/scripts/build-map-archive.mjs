@@ -2,12 +2,15 @@
 // a PMTiles v3 archive. The data are OpenStreetMap-derived seas and oceans (ODbL) as packaged on the
 // npm registry by geo-maps; they are not a dependency of the build. To regenerate, in a scratch
 // directory run
-//   npm install --no-save @geo-maps/earth-seas-1km@0.6.0 @geo-maps/earth-seas-100m@0.6.0
+//   npm install --no-save @geo-maps/earth-seas-1km@0.6.0 @geo-maps/earth-seas-100m@0.6.0 \
+//     @geo-maps/earth-lakes-10m@0.6.0
 // then `node packages/ui/scripts/build-map-archive.mjs <that directory>/node_modules`.
 //
 // Two tile sets share the archive (src/map/layout.json):
-// - the world, zooms 0 to world_maxzoom, from the 1 km seas: coastlines right to about a pixel there;
-// - detail, at detail_zoom only, from the 100 m seas, on the tiles around every airport with a runway
+// - the world, zooms 0 to world_maxzoom, from the 1 km seas and the lakes of at least world_lake_km2:
+//   coastlines right to about a pixel there;
+// - detail, at detail_zoom only, from the 100 m seas and the 10 m lakes and inland water (OpenStreetMap's
+//   natural=water: Sydney Harbour is one, the seas stop at its heads), on the tiles around every airport with a runway
 //   of at least detail_runway_ft whose tile has a coastline in it: at airport zoom a bay, a firth or a
 //   harbour reads as water. Each detail tile starts with a `cover` square, so the coarse world under it
 //   does not show through where the 100 m data says land.
@@ -29,16 +32,33 @@ const RUNWAYS = join(here, '../../../services/simulator/src/airports/runways-dat
 const AROUND = 1;
 
 const modules = process.argv[2];
-if (!modules) throw new Error('usage: build-map-archive.mjs <node_modules with @geo-maps/earth-seas-1km and -100m>');
+if (!modules) throw new Error('usage: build-map-archive.mjs <node_modules with the @geo-maps packages>');
 const require = createRequire(join(modules, 'x.js'));
-const seas = (name) => {
-  const collection = require(`@geo-maps/${name}/map.geo.json`);
-  // One GeometryCollection in the package: as features, for the tiler.
-  return {
-    type: 'FeatureCollection',
-    features: collection.geometries.map((geometry) => ({ type: 'Feature', properties: {}, geometry })),
-  };
-};
+/** A package's polygons as features for the tiler (each package is one GeometryCollection of MultiPolygons). */
+const polygons = (name) =>
+  require(`@geo-maps/${name}/map.geo.json`).geometries.flatMap((g) =>
+    (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).map((coordinates) => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'Polygon', coordinates },
+    })),
+  );
+const collection = (features) => ({ type: 'FeatureCollection', features });
+
+/** A polygon's outer ring area in km² (equirectangular, at its own latitude: enough to sort lakes by size). */
+function areaKm2(feature) {
+  const ring = feature.geometry.coordinates[0];
+  let a = 0;
+  let lat = 0;
+  for (let i = 0; i < ring.length - 1; i++) {
+    a += ring[i][0] * ring[i + 1][1] - ring[i + 1][0] * ring[i][1];
+    lat += ring[i][1];
+  }
+  const k = Math.cos(((lat / Math.max(1, ring.length - 1)) * Math.PI) / 180);
+  return Math.abs(a / 2) * 111.32 * 111.32 * k;
+}
+
+const lakes = polygons('earth-lakes-10m');
 
 const EXTENT = 4096;
 const encode = (layers) => gzipSync(Buffer.from(fromGeojsonVt(layers, { version: 2, extent: EXTENT })), { level: 9 });
@@ -77,12 +97,13 @@ const started = Date.now();
 const tiles = [];
 let worldTiles = 0;
 {
-  const world = new GeoJSONVT(seas('earth-seas-1km'), {
+  const bigLakes = lakes.filter((f) => areaKm2(f) >= layout.world_lake_km2);
+  const world = new GeoJSONVT(collection([...polygons('earth-seas-1km'), ...bigLakes]), {
     maxZoom: layout.world_maxzoom,
     indexMaxZoom: layout.world_maxzoom,
     extent: EXTENT,
     buffer: 64,
-    tolerance: 4,
+    tolerance: 8,
   });
   for (let z = 0; z <= layout.world_maxzoom; z++) {
     const n = 2 ** z;
@@ -109,12 +130,13 @@ let detailTiles = 0;
         if (y >= 0 && y < 2 ** z) wanted.set(`${x}/${y}`, { x, y });
       }
   }
-  const detail = new GeoJSONVT(seas('earth-seas-100m'), {
+  const smallest = lakes.filter((f) => areaKm2(f) >= layout.detail_lake_km2);
+  const detail = new GeoJSONVT(collection([...polygons('earth-seas-100m'), ...smallest]), {
     maxZoom: z,
     indexMaxZoom: 5,
     extent: EXTENT,
     buffer: 64,
-    tolerance: 6,
+    tolerance: 10,
   });
   const square = [
     [
@@ -139,7 +161,7 @@ const archive = writeArchive({
   tiles,
   metadata: {
     name: 'Outpost offline basemap',
-    description: `Seas and oceans: world to z${layout.world_maxzoom} (1 km), coastal detail at z${layout.detail_zoom} (100 m) around airports`,
+    description: `Seas, oceans and lakes: world to z${layout.world_maxzoom} (1 km), coastal detail at z${layout.detail_zoom} (100 m) around airports`,
     attribution: layout.attribution,
     type: 'baselayer',
     version: '1',

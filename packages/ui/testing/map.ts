@@ -19,11 +19,11 @@ type Host = { maplibre?: MapLike };
 /** Waits until the map in `host` (a GeoMap's or the fleet map's element) has drawn with every tile loaded. */
 export async function mapIdle(host: Locator, timeout = 20_000): Promise<void> {
   await host.evaluate(
-    (el: Host, ms: number) =>
+    (el: object, ms: number) =>
       new Promise<void>((resolve, reject) => {
         const end = Date.now() + ms;
         const tick = () => {
-          const m = el.maplibre;
+          const m = (el as Host).maplibre;
           if (m?.loaded() && m.areTilesLoaded()) resolve();
           else if (Date.now() > end) reject(new Error('map not idle in time'));
           else setTimeout(tick, 100);
@@ -37,8 +37,8 @@ export async function mapIdle(host: Locator, timeout = 20_000): Promise<void> {
 /** The `property` values of the features the renderer drew on `layer`, once each, sorted. */
 export function renderedValues(host: Locator, layer: string, property = 'id'): Promise<string[]> {
   return host.evaluate(
-    (el: Host, [l, p]: [string, string]) => {
-      const m = el.maplibre;
+    (el: object, [l, p]: [string, string]) => {
+      const m = (el as Host).maplibre;
       if (!m || !m.getStyle().layers.some((x) => x.id === l)) return [];
       const values = m.queryRenderedFeatures({ layers: [l] }).map((f) => String(f.properties[p]));
       return [...new Set(values)].sort();
@@ -50,8 +50,8 @@ export function renderedValues(host: Locator, layer: string, property = 'id'): P
 /** The `property` values of the features a GeoJSON source holds (drawn in view or not), once each, sorted. */
 export function sourceValues(host: Locator, source: string, property = 'id'): Promise<string[]> {
   return host.evaluate(
-    (el: Host, [s, p]: [string, string]) => {
-      const values = (el.maplibre?.querySourceFeatures(s) ?? []).map((f) => String(f.properties[p]));
+    (el: object, [s, p]: [string, string]) => {
+      const values = ((el as Host).maplibre?.querySourceFeatures(s) ?? []).map((f) => String(f.properties[p]));
       return [...new Set(values)].sort();
     },
     [source, property] as [string, string],
@@ -60,10 +60,10 @@ export function sourceValues(host: Locator, source: string, property = 'id'): Pr
 
 /** Where [lon, lat] is on screen, in pixels from the host's top left. */
 export function onScreen(host: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
-  return host.evaluate((el: Host, at: [number, number]) => el.maplibre!.project(at), [lon, lat] as [number, number]);
+  return host.evaluate((el: object, at: [number, number]) => (el as Host).maplibre!.project(at), [lon, lat] as [number, number]);
 }
 
-export const mapZoom = (host: Locator): Promise<number> => host.evaluate((el: Host) => el.maplibre!.getZoom());
+export const mapZoom = (host: Locator): Promise<number> => host.evaluate((el: object) => (el as Host).maplibre!.getZoom());
 
 /** The colour a person sees at [lon, lat]: a screenshot of the host, read back at that point. */
 export async function colourAt(host: Locator, lon: number, lat: number): Promise<[number, number, number]> {
