@@ -53,7 +53,7 @@ export const mapEnvShape = {
       } catch {
         url = null;
       }
-      if (!url || url.protocol !== 'https:')
+      if (url?.protocol !== 'https:')
         ctx.addIssue({ code: 'custom', message: 'expected an https:// URL template' });
       else if (!['{z}', '{x}', '{y}'].every((p) => v.includes(p)))
         ctx.addIssue({ code: 'custom', message: 'expected {z}, {x} and {y} in the template' });

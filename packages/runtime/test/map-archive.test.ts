@@ -73,7 +73,9 @@ describe('map archive', () => {
     mountWebConsole(a, { dir, map: { pmtiles: extract } });
     const r = await a.request('/map/basemap.pmtiles', { headers: { range: 'bytes=200-200' } });
     expect([...new Uint8Array(await r.arrayBuffer())]).toEqual([42]);
-    expect((await (await a.request('/map/config.json')).json()).style).toBe('protomaps');
+    expect(((await (await a.request('/map/config.json')).json()) as { style: string }).style).toBe(
+      'protomaps',
+    );
   });
 
   it('keeps the page on its own origin unless MAP_TILES_URL names one tile host', async () => {

@@ -61,7 +61,8 @@ function areaKm2(feature) {
 const lakes = polygons('earth-lakes-10m');
 
 const EXTENT = 4096;
-const encode = (layers) => gzipSync(Buffer.from(fromGeojsonVt(layers, { version: 2, extent: EXTENT })), { level: 9 });
+const encode = (layers) =>
+  gzipSync(Buffer.from(fromGeojsonVt(layers, { version: 2, extent: EXTENT })), { level: 9 });
 
 /** The longest runway per airport, from the simulator's runway table (OurAirports, public domain). */
 function longRunwayAirports(minFt) {

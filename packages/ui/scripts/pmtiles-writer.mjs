@@ -80,7 +80,8 @@ function buildDirectories(entries) {
       offset += leaf.length;
     }
     const rootDir = serializeDirectory(rootEntries);
-    if (HEADER_BYTES + rootDir.length <= ROOT_LIMIT) return { root: rootDir, leaves: Buffer.concat(leafParts) };
+    if (HEADER_BYTES + rootDir.length <= ROOT_LIMIT)
+      return { root: rootDir, leaves: Buffer.concat(leafParts) };
   }
 }
 

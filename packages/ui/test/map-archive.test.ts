@@ -120,7 +120,12 @@ describe('the PMTiles writer', () => {
       { z: 1, x: 1, y: 1, data: b },
       { z: 2, x: 3, y: 3, data: a },
     ];
-    const archive = writeArchive({ tiles, metadata: { name: 't' }, bounds: [-180, -85, 180, 85], center: [0, 0, 0] });
+    const archive = writeArchive({
+      tiles,
+      metadata: { name: 't' },
+      bounds: [-180, -85, 180, 85],
+      center: [0, 0, 0],
+    });
     const p = reader(archive);
     const h = await p.getHeader();
     expect([h.numAddressedTiles, h.numTileContents]).toEqual([5, 2]);

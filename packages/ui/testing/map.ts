@@ -39,7 +39,7 @@ export function renderedValues(host: Locator, layer: string, property = 'id'): P
   return host.evaluate(
     (el: object, [l, p]: [string, string]) => {
       const m = (el as Host).maplibre;
-      if (!m || !m.getStyle().layers.some((x) => x.id === l)) return [];
+      if (!m?.getStyle().layers.some((x) => x.id === l)) return [];
       const values = m.queryRenderedFeatures({ layers: [l] }).map((f) => String(f.properties[p]));
       return [...new Set(values)].sort();
     },
@@ -51,7 +51,9 @@ export function renderedValues(host: Locator, layer: string, property = 'id'): P
 export function sourceValues(host: Locator, source: string, property = 'id'): Promise<string[]> {
   return host.evaluate(
     (el: object, [s, p]: [string, string]) => {
-      const values = ((el as Host).maplibre?.querySourceFeatures(s) ?? []).map((f) => String(f.properties[p]));
+      const values = ((el as Host).maplibre?.querySourceFeatures(s) ?? []).map((f) =>
+        String(f.properties[p]),
+      );
       return [...new Set(values)].sort();
     },
     [source, property] as [string, string],
@@ -60,10 +62,14 @@ export function sourceValues(host: Locator, source: string, property = 'id'): Pr
 
 /** Where [lon, lat] is on screen, in pixels from the host's top left. */
 export function onScreen(host: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
-  return host.evaluate((el: object, at: [number, number]) => (el as Host).maplibre!.project(at), [lon, lat] as [number, number]);
+  return host.evaluate((el: object, at: [number, number]) => (el as Host).maplibre!.project(at), [
+    lon,
+    lat,
+  ] as [number, number]);
 }
 
-export const mapZoom = (host: Locator): Promise<number> => host.evaluate((el: object) => (el as Host).maplibre!.getZoom());
+export const mapZoom = (host: Locator): Promise<number> =>
+  host.evaluate((el: object) => (el as Host).maplibre!.getZoom());
 
 /** The colour a person sees at [lon, lat]: a screenshot of the host, read back at that point. */
 export async function colourAt(host: Locator, lon: number, lat: number): Promise<[number, number, number]> {
@@ -73,12 +79,19 @@ export async function colourAt(host: Locator, lon: number, lat: number): Promise
     createElement(t: 'canvas'): {
       width: number;
       height: number;
-      getContext(k: '2d'): { drawImage(i: unknown, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } };
+      getContext(k: '2d'): {
+        drawImage(i: unknown, x: number, y: number): void;
+        getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
+      };
     };
   };
   return host.evaluate(
     async (_el: unknown, [data, x, y]: [string, number, number]) => {
-      const img = new (globalThis as unknown as { Image: new () => { src: string; decode(): Promise<void>; width: number; height: number } }).Image();
+      const img = new (
+        globalThis as unknown as {
+          Image: new () => { src: string; decode(): Promise<void>; width: number; height: number };
+        }
+      ).Image();
       img.src = `data:image/png;base64,${data}`;
       await img.decode();
       const doc = (globalThis as unknown as { document: Doc }).document;

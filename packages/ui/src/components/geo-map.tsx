@@ -38,22 +38,25 @@ export interface GeoMapProps {
 
 /** The line layers, bottom to top; their ids are what the browser tests ask the renderer for. */
 const LINE_PAINT = {
-  runway: { 'line-color': '#2b2f36', 'line-width': ['interpolate', ['exponential', 2], ['zoom'], 9, 2, 14, 14], 'line-opacity': 0.8 },
+  runway: {
+    'line-color': '#2b2f36',
+    'line-width': ['interpolate', ['exponential', 2], ['zoom'], 9, 2, 14, 14],
+    'line-opacity': 0.8,
+  },
   route: { 'line-color': '#1f6feb', 'line-width': 2.5, 'line-dasharray': [3, 2], 'line-opacity': 0.85 },
   track: { 'line-color': '#c62828', 'line-width': 2.5, 'line-opacity': 0.8 },
 } as const;
 
-const lineFeatures = (lines: readonly MapLine[]): FeatureCollection =>
-  ({
-    type: 'FeatureCollection',
-    features: lines
-      .filter((l) => l.points.length > 1)
-      .map((l) => ({
-        type: 'Feature' as const,
-        properties: { id: l.id, kind: l.kind },
-        geometry: { type: 'LineString' as const, coordinates: l.points.map((p) => [p.lon, p.lat]) },
-      })),
-  });
+const lineFeatures = (lines: readonly MapLine[]): FeatureCollection => ({
+  type: 'FeatureCollection',
+  features: lines
+    .filter((l) => l.points.length > 1)
+    .map((l) => ({
+      type: 'Feature' as const,
+      properties: { id: l.id, kind: l.kind },
+      geometry: { type: 'LineString' as const, coordinates: l.points.map((p) => [p.lon, p.lat]) },
+    })),
+});
 
 /** A point a little beyond a line's end, along the line: where its end name goes, clear of the bar. */
 function beyond(a: { lat: number; lon: number }, b: { lat: number; lon: number }): [number, number] {
@@ -75,18 +78,40 @@ interface Label {
   minZoom: number;
 }
 
-function labelsOf(points: readonly MapPoint[], lines: readonly MapLine[], places: readonly MapPoint[]): Label[] {
+function labelsOf(
+  points: readonly MapPoint[],
+  lines: readonly MapLine[],
+  places: readonly MapPoint[],
+): Label[] {
   const out: Label[] = [];
   for (const l of lines) {
     if (!l.ends || l.points.length < 2) continue;
     const first = l.points[0]!;
     const last = l.points[l.points.length - 1]!;
     const min = l.minZoom ?? 0;
-    out.push({ key: `${l.id}:a`, at: beyond(last, first), text: l.ends[0], className: 'geo-line-end', minZoom: min });
-    out.push({ key: `${l.id}:b`, at: beyond(first, last), text: l.ends[1], className: 'geo-line-end', minZoom: min });
+    out.push({
+      key: `${l.id}:a`,
+      at: beyond(last, first),
+      text: l.ends[0],
+      className: 'geo-line-end',
+      minZoom: min,
+    });
+    out.push({
+      key: `${l.id}:b`,
+      at: beyond(first, last),
+      text: l.ends[1],
+      className: 'geo-line-end',
+      minZoom: min,
+    });
   }
   for (const p of places)
-    out.push({ key: `place-${p.id}`, at: [p.lon, p.lat], text: p.label ?? '', className: 'geo-place', minZoom: 0 });
+    out.push({
+      key: `place-${p.id}`,
+      at: [p.lon, p.lat],
+      text: p.label ?? '',
+      className: 'geo-place',
+      minZoom: 0,
+    });
   for (const p of points)
     out.push({
       key: `pt-${p.id}`,
@@ -179,15 +204,15 @@ export function GeoMap({ points, lines = [], places = [], zoom = 10, label = 'Ma
     });
     redraw((n) => n + 1);
     return () => map.off('zoom', onZoom);
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the layers are added once the map is ready
   }, [map]);
 
   useEffect(() => {
-    if (!map || !map.getSource('lines')) return;
+    if (!map?.getSource('lines')) return;
     (map.getSource('lines') as GeoJSONSource).setData(lineFeatures(lines));
     // Runways are specks further out: from their minZoom on (the lowest any of them asks).
     const runways = lines.filter((l) => l.kind === 'runway');
-    if (runways.length > 0) map.setLayerZoomRange('map-runway', Math.min(...runways.map((l) => l.minZoom ?? 0)), 24);
+    if (runways.length > 0)
+      map.setLayerZoomRange('map-runway', Math.min(...runways.map((l) => l.minZoom ?? 0)), 24);
     syncLabels(map, labels.current, labelsOf(points, lines, places));
     // Refit when the set of things to show changes (a new plan, the zoom asked for), else follow the one point.
     const key = `${points.length}|${zoom}|${points

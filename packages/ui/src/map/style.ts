@@ -16,7 +16,10 @@ export const MAP_COLOURS = {
 /** The layer ids that draw water, whichever archive is in use (the browser tests ask for these). */
 export const WATER_LAYERS = ['water-world', 'water-detail', 'pm-water'] as const;
 
-function outpostLayers(url: string): { sources: Record<string, SourceSpecification>; layers: LayerSpecification[] } {
+function outpostLayers(url: string): {
+  sources: Record<string, SourceSpecification>;
+  layers: LayerSpecification[];
+} {
   const tiles = [`${url}/{z}/{x}/{y}`];
   const attribution = layout.attribution;
   return {
@@ -27,17 +30,47 @@ function outpostLayers(url: string): { sources: Record<string, SourceSpecificati
       detail: { type: 'vector', tiles, minzoom: layout.detail_zoom, maxzoom: layout.detail_zoom },
     },
     layers: [
-      { id: 'water-world', type: 'fill', source: 'world', 'source-layer': layout.water_layer, paint: { 'fill-color': MAP_COLOURS.water, 'fill-outline-color': MAP_COLOURS.coast } },
-      { id: 'cover-detail', type: 'fill', source: 'detail', minzoom: layout.detail_zoom, 'source-layer': layout.cover_layer, paint: { 'fill-color': MAP_COLOURS.land } },
-      { id: 'water-detail', type: 'fill', source: 'detail', minzoom: layout.detail_zoom, 'source-layer': layout.water_layer, paint: { 'fill-color': MAP_COLOURS.water, 'fill-outline-color': MAP_COLOURS.coast } },
+      {
+        id: 'water-world',
+        type: 'fill',
+        source: 'world',
+        'source-layer': layout.water_layer,
+        paint: { 'fill-color': MAP_COLOURS.water, 'fill-outline-color': MAP_COLOURS.coast },
+      },
+      {
+        id: 'cover-detail',
+        type: 'fill',
+        source: 'detail',
+        minzoom: layout.detail_zoom,
+        'source-layer': layout.cover_layer,
+        paint: { 'fill-color': MAP_COLOURS.land },
+      },
+      {
+        id: 'water-detail',
+        type: 'fill',
+        source: 'detail',
+        minzoom: layout.detail_zoom,
+        'source-layer': layout.water_layer,
+        paint: { 'fill-color': MAP_COLOURS.water, 'fill-outline-color': MAP_COLOURS.coast },
+      },
     ],
   };
 }
 
 /** The Protomaps basemap layers a regional extract carries (earth, water, landuse, roads, buildings). */
-function protomapsLayers(url: string): { sources: Record<string, SourceSpecification>; layers: LayerSpecification[] } {
+function protomapsLayers(url: string): {
+  sources: Record<string, SourceSpecification>;
+  layers: LayerSpecification[];
+} {
   const fill = (id: string, layer: string, color: string, filter?: unknown): LayerSpecification =>
-    ({ id, type: 'fill', source: 'protomaps', 'source-layer': layer, paint: { 'fill-color': color }, ...(filter ? { filter } : {}) }) as LayerSpecification;
+    ({
+      id,
+      type: 'fill',
+      source: 'protomaps',
+      'source-layer': layer,
+      paint: { 'fill-color': color },
+      ...(filter ? { filter } : {}),
+    }) as LayerSpecification;
   const road = (id: string, color: string, width: number, minzoom: number): LayerSpecification => ({
     id,
     type: 'line',
@@ -45,13 +78,20 @@ function protomapsLayers(url: string): { sources: Record<string, SourceSpecifica
     'source-layer': 'roads',
     minzoom,
     layout: { 'line-cap': 'round', 'line-join': 'round' },
-    paint: { 'line-color': color, 'line-width': ['interpolate', ['exponential', 1.6], ['zoom'], 8, width / 4, 16, width * 4] },
+    paint: {
+      'line-color': color,
+      'line-width': ['interpolate', ['exponential', 1.6], ['zoom'], 8, width / 4, 16, width * 4],
+    },
   });
   return {
     sources: { protomaps: { type: 'vector', url: `pmtiles://${url}`, attribution: layout.attribution } },
     layers: [
       fill('pm-earth', 'earth', MAP_COLOURS.land),
-      fill('pm-park', 'landuse', MAP_COLOURS.park, ['in', ['get', 'kind'], ['literal', ['park', 'wood', 'forest', 'nature_reserve', 'grass', 'meadow']]]),
+      fill('pm-park', 'landuse', MAP_COLOURS.park, [
+        'in',
+        ['get', 'kind'],
+        ['literal', ['park', 'wood', 'forest', 'nature_reserve', 'grass', 'meadow']],
+      ]),
       fill('pm-water', 'water', MAP_COLOURS.water),
       road('pm-roads-casing', MAP_COLOURS.roadCasing, 1.6, 9),
       road('pm-roads', MAP_COLOURS.road, 1.1, 9),
@@ -63,9 +103,12 @@ function protomapsLayers(url: string): { sources: Record<string, SourceSpecifica
 /** The style of a console map: basemap (built-in or MAP_PMTILES), online tiles under it only if configured. */
 export function baseStyle(config: MapConfig): StyleSpecification {
   const url = `pmtiles://${location.origin}${config.archive}`;
-  const base = config.style === 'protomaps' ? protomapsLayers(url.slice('pmtiles://'.length)) : outpostLayers(url);
+  const base =
+    config.style === 'protomaps' ? protomapsLayers(url.slice('pmtiles://'.length)) : outpostLayers(url);
   const sources: Record<string, SourceSpecification> = { ...base.sources };
-  const layers: LayerSpecification[] = [{ id: 'land', type: 'background', paint: { 'background-color': MAP_COLOURS.land } }];
+  const layers: LayerSpecification[] = [
+    { id: 'land', type: 'background', paint: { 'background-color': MAP_COLOURS.land } },
+  ];
   if (config.tiles_url) {
     sources.online = { type: 'raster', tiles: [config.tiles_url], tileSize: 256, maxzoom: 19 };
     layers.push({ id: 'online-tiles', type: 'raster', source: 'online' });

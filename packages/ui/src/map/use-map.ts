@@ -45,7 +45,6 @@ export function useMapLibre(initial: { center: [number, number]; zoom: number })
       made?.remove();
     };
     // The map is made once; later views are set through it.
-    // biome-ignore lint/correctness/useExhaustiveDependencies: made once per mount
   }, []);
   return { ref, map, config, failed };
 }

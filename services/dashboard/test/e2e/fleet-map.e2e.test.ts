@@ -5,7 +5,6 @@ import {
   DESKTOP,
   type E2EBrowser,
   freePort,
-  mapIdle,
   openBrowser,
   renderedValues,
   type ServiceProcess,
@@ -86,13 +85,18 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
     for (const ms of frames) expect(ms).toBeLessThan(200);
     // What the renderer drew: the simulators in their status colours (every tenth is offline, red; the others
     // report positions but no running heartbeat, "online, idle", neutral), and water.
-    await mapIdle(map);
-    const tones = await renderedValues(map, 'fleet-sims', 'tone');
-    expect(tones).toEqual(['bad', 'neutral']);
-    expect((await renderedValues(map, 'fleet-sims')).length).toBeGreaterThan(COUNT * 0.9);
-    expect(await renderedValues(map, 'water-world', 'x')).not.toEqual([]);
+    const drawn = { timeout: 30_000 };
+    await expect.poll(() => renderedValues(map, 'fleet-sims', 'tone'), drawn).toEqual(['bad', 'neutral']);
+    await expect
+      .poll(async () => (await renderedValues(map, 'fleet-sims')).length, drawn)
+      .toBeGreaterThan(COUNT * 0.9);
+    await expect
+      .poll(async () => (await renderedValues(map, 'water-world', 'x')).length, drawn)
+      .toBeGreaterThan(0);
     // Each site is a labelled square on top.
-    expect(await page.locator('.geo-site').allTextContents()).toEqual(expect.arrayContaining(['main', 'north']));
+    expect(await page.locator('.geo-site').allTextContents()).toEqual(
+      expect.arrayContaining(['main', 'north']),
+    );
     console.log(
       `fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms; ` +
         `new data to picture: ${await map.getAttribute('data-update-ms')} ms`,

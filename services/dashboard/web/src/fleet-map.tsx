@@ -135,7 +135,6 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
     };
     map.on('sourcedata', world);
     return () => map.off('sourcedata', world);
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the layers are added once the map is ready
   }, [map]);
 
   useEffect(() => {
@@ -175,7 +174,12 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
         colour: cssVar(host, ...TONE_COLOUR[siteTone(s)]),
       })),
       ...(located.length <= MAX_LABELS
-        ? located.map((p) => ({ key: `sim-${p.id}`, at: [p.lon, p.lat] as [number, number], text: p.id, className: 'geo-name' }))
+        ? located.map((p) => ({
+            key: `sim-${p.id}`,
+            at: [p.lon, p.lat] as [number, number],
+            text: p.id,
+            className: 'geo-name',
+          }))
         : []),
     ]);
     const all = [...located, ...locatedSites];

@@ -132,7 +132,10 @@ describe.skipIf(!browserTestsEnabled())('simulator console: runways in Chromium'
     expect(Math.hypot(end.x - start.x, end.y - start.y)).toBeGreaterThan((hostBox.width * 100) / 480);
     // The runway bar is drawn there (the renderer's own pixel, dark on the land), and at zoom 12 the bay
     // beside it is water: the built-in basemap, with nothing fetched from anywhere else.
-    const mid = { lon: (THRESHOLD_10L.lon + THRESHOLD_28R.lon) / 2, lat: (THRESHOLD_10L.lat + THRESHOLD_28R.lat) / 2 };
+    const mid = {
+      lon: (THRESHOLD_10L.lon + THRESHOLD_28R.lon) / 2,
+      lat: (THRESHOLD_10L.lat + THRESHOLD_28R.lat) / 2,
+    };
     const bar = await colourAt(host, mid.lon, mid.lat);
     expect(Math.max(...bar)).toBeLessThan(150);
     await page.getByRole('button', { name: 'Zoom in' }).click();
