@@ -40,7 +40,7 @@ export const mapEnvShape = {
       const problem = v === undefined ? null : pmtilesProblem(v);
       if (problem) ctx.addIssue({ code: 'custom', message: `${v}: ${problem}` });
     }),
-  /** Online raster tiles under the map, `https://host/{z}/{x}/{y}.png`; unset, nothing but this service is asked. */
+  /** Online raster tiles over the basemap, `https://host/{z}/{x}/{y}.png`; unset, nothing but this service is asked. */
   MAP_TILES_URL: z
     .string()
     .max(2000)

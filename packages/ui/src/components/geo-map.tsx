@@ -166,7 +166,7 @@ function fitView(map: MapLibreMap, points: readonly MapPoint[], zoom: number): v
 /**
  * Positions on a MapLibre map over the offline vector basemap the console's own service serves (water and
  * land; a regional extract's streets when one is configured), with nearby places, lines (route, track,
- * runways) and markers. Online tiles appear under it only when the service sets MAP_TILES_URL.
+ * runways) and markers. Online raster tiles cover the basemap only when the service sets MAP_TILES_URL.
  */
 export function GeoMap({ points, lines = [], places = [], zoom = 10, label = 'Map' }: GeoMapProps) {
   const online = useOnline();

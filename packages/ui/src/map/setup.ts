@@ -11,7 +11,7 @@ export interface MapConfig {
   archive: string;
   /** `outpost`: the built-in archive's layers; `protomaps`: a Protomaps basemap extract (MAP_PMTILES). */
   style: 'outpost' | 'protomaps';
-  /** MAP_TILES_URL: online raster tiles under the map, or null (the default: nothing online is asked). */
+  /** MAP_TILES_URL: online raster tiles over the basemap, or null (the default: nothing online is asked). */
   tiles_url: string | null;
 }
 

@@ -100,7 +100,7 @@ function protomapsLayers(url: string): {
   };
 }
 
-/** The style of a console map: basemap (built-in or MAP_PMTILES), online tiles under it only if configured. */
+/** The style of a console map: basemap (built-in or MAP_PMTILES), online tiles over it only if configured. */
 export function baseStyle(config: MapConfig): StyleSpecification {
   const url = `pmtiles://${location.origin}${config.archive}`;
   const base =
@@ -109,13 +109,12 @@ export function baseStyle(config: MapConfig): StyleSpecification {
   const layers: LayerSpecification[] = [
     { id: 'land', type: 'background', paint: { 'background-color': MAP_COLOURS.land } },
   ];
+  layers.push(...base.layers);
+  // Online tiles carry their own cartography: over the basemap, which still shows wherever a tile is
+  // missing (offline above all); the map's own lines and markers go over both.
   if (config.tiles_url) {
     sources.online = { type: 'raster', tiles: [config.tiles_url], tileSize: 256, maxzoom: 19 };
     layers.push({ id: 'online-tiles', type: 'raster', source: 'online' });
   }
-  // The vector basemap stays on top of online tiles only when there are none; with them, water is drawn
-  // under the tiles (which carry their own), so the basemap shows wherever a tile is missing.
-  if (config.tiles_url) layers.splice(1, 0, ...base.layers);
-  else layers.push(...base.layers);
   return { version: 8, sources, layers };
 }
