@@ -8,7 +8,7 @@ export type MapHost = HTMLDivElement & { maplibre?: MapLibreMap };
 
 /**
  * A MapLibre map in the returned ref's element, on the basemap the gateway serves, with zoom buttons and
- * the data's attribution. `map` is null until its style has loaded; `config` says whether online tiles are on.
+ * the data's attribution. `map` is null until its style is parsed; `config` says whether online tiles are on.
  */
 export function useMapLibre(initial: { center: [number, number]; zoom: number }) {
   const ref = useRef<MapHost>(null);
@@ -37,7 +37,9 @@ export function useMapLibre(initial: { center: [number, number]; zoom: number })
         m.touchZoomRotate.disableRotation();
         m.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
         ref.current.maplibre = m;
-        m.on('load', () => live && setMap(m));
+        // Ready for its own sources and layers once the style is parsed: not after the basemap's first
+        // tiles ('load'), which a busy page may take seconds to draw.
+        m.once('style.load', () => live && setMap(m));
       })
       .catch((err: unknown) => live && setFailed(err instanceof Error ? err.message : String(err)));
     return () => {

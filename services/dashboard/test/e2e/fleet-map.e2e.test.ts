@@ -1,6 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import {
+  ARTIFACTS,
   browserTestsEnabled,
   DESKTOP,
   type E2EBrowser,
@@ -101,6 +104,8 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
       `fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms; ` +
         `new data to picture: ${await map.getAttribute('data-update-ms')} ms`,
     );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await map.screenshot({ path: join(ARTIFACTS, 'dashboard-fleet-map.png') });
     const origin = new URL(dash.url).origin;
     expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'))).toEqual([]);
     await context.close();
