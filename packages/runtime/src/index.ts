@@ -45,4 +45,12 @@ export { startTicker, type Ticker, type TickerClock } from './ticker.js';
 export { type ServerTls, serverTlsFromEnv } from './tls.js';
 export { RELEASE_VERSION, releaseVersion } from './version.js';
 export { loadWebAssets, mountWebConsole, type WebConsoleOptions } from './web-console.js';
+export {
+  MAP_ARCHIVE_PATH,
+  MAP_CONFIG_PATH,
+  type MapOptions,
+  mapEnvShape,
+  mountMap,
+  parseRange,
+} from './map-archive.js';
 export { type DiscoveryLogger, DiscoveryPublisher, type DiscoveryPublisherOptions } from './ha-discovery.js';

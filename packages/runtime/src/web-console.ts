@@ -3,10 +3,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { type MapOptions, mountMap, tilesOrigin } from './map-archive.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.json': 'application/json',
@@ -21,10 +23,13 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Everything else (index.html above all) is revalidated so a new build is picked up at once. */
 const REVALIDATE = 'no-cache';
 
-/** The console talks to its own origin only; map tiles, when an operator configures them, are images. */
-const pageCsp = (remoteImages: boolean) =>
-  `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${remoteImages ? ' https:' : ''}; ` +
-  "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+/**
+ * The console talks to its own origin only. The map's worker is a file of the build (same origin, so
+ * default-src covers it); online map tiles, when MAP_TILES_URL is set, add that one origin for fetching.
+ */
+const pageCsp = (tiles: string | null) =>
+  `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${tiles ? ` ${tiles}` : ''}; ` +
+  `connect-src 'self'${tiles ? ` ${tiles}` : ''}; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`;
 
 interface Asset {
   body: Buffer;
@@ -43,7 +48,8 @@ function listWebFiles(dir: string): Map<string, string> {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const file = join(d, entry.name);
       if (entry.isDirectory()) walk(file);
-      else if (!file.endsWith('.br') && !file.endsWith('.gz')) {
+      // A map archive is served by byte ranges (map-archive.ts), never read whole.
+      else if (!file.endsWith('.br') && !file.endsWith('.gz') && !file.endsWith('.pmtiles')) {
         files.set(`/${relative(dir, file).split(sep).join('/')}`, file);
       }
     }
@@ -105,8 +111,8 @@ function send(c: Context, asset: Asset, csp: string): Response {
 export interface WebConsoleOptions {
   /** Where `vite build web` wrote the console. */
   dir: string;
-  /** Let the page load https: images (map tiles); everything else stays same-origin. */
-  remoteImages?: boolean;
+  /** The console draws a map: serve its basemap archive (the build's own, or MAP_PMTILES) and config. */
+  map?: MapOptions;
 }
 
 /**
@@ -115,7 +121,8 @@ export interface WebConsoleOptions {
  * that makes one, and the API keeps working.
  */
 export function mountWebConsole(app: OpenAPIHono, opts: WebConsoleOptions): { files: number } {
-  const csp = pageCsp(opts.remoteImages ?? false);
+  const csp = pageCsp(tilesOrigin(opts.map?.tilesUrl));
+  if (opts.map) mountMap(app, join(opts.dir, 'map', 'basemap.pmtiles'), opts.map);
   // Only the file list is read here; each file is read at its first request and kept (the console
   // is small): a service whose console nobody opens holds none of it.
   const files = listWebFiles(opts.dir);

@@ -44,7 +44,9 @@ export async function openBrowser(): Promise<E2EBrowser> {
     headless: true,
     args: [
       '--no-sandbox',
-      '--disable-gpu',
+      // No GPU here: WebGL (the consoles' maps) through SwiftShader, Chromium's CPU renderer.
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
       '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
@@ -193,3 +195,4 @@ export async function startService(
   };
   return { proc, url, output: () => out, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
+export { colourAt, mapIdle, mapZoom, near, onScreen, renderedValues, rgb, sourceValues } from './map.js';

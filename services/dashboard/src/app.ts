@@ -97,6 +97,7 @@ export async function startDashboard(config: DashboardConfig, deps: DashboardDep
     auth: config.auth,
     sites: sitesAccess,
     metricsAuth: config.metricsAuth,
+    map: config.map,
     health: () => ({ broker: bus.connected ? 'connected' : 'disconnected' }),
   });
   const metrics = createDashboardMetrics(app.metrics.registry);

@@ -2,6 +2,8 @@ import {
   baseEnvShape,
   envBool,
   envPort,
+  type MapOptions,
+  mapEnvShape,
   type MetricsAuth,
   metricsAuthFromEnv,
   parseConfig,
@@ -65,6 +67,7 @@ const siteLocations = z
 
 export const dashboardEnvSchema = z.object({
   ...baseEnvShape,
+  ...mapEnvShape,
   DASHBOARD_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PORT: envPort(8090),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -147,6 +150,8 @@ export interface DashboardConfig {
   /** ALLOWED_ORIGINS: other sites' pages that may open /ws. */
   allowedOrigins: string[];
   metricsAuth: MetricsAuth | null;
+  /** MAP_PMTILES / MAP_TILES_URL. */
+  map: MapOptions;
 }
 
 /** `user:password` as a login (the password may hold colons). */
@@ -176,5 +181,6 @@ export function parseDashboardConfig(env: NodeJS.ProcessEnv): DashboardConfig {
     maxWsClients: e.DASHBOARD_MAX_WS_CLIENTS,
     allowedOrigins: e.ALLOWED_ORIGINS,
     metricsAuth: metricsAuthFromEnv(e),
+    map: { pmtiles: e.MAP_PMTILES, tilesUrl: e.MAP_TILES_URL },
   };
 }

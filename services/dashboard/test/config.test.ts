@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@outpost/runtime';
 import { describe, expect, it } from 'vitest';
 import { parseDashboardConfig } from '../src/config.js';
@@ -15,6 +16,23 @@ describe('dashboard configuration (environment only)', () => {
       serviceId: 'main',
       prefix: 'outpost',
     });
+  });
+
+  it('the map: the built-in archive and no online tiles by default; MAP_PMTILES and MAP_TILES_URL checked', () => {
+    expect(parseDashboardConfig({}).map).toEqual({ pmtiles: undefined, tilesUrl: undefined });
+    const archive = fileURLToPath(new URL('../../../packages/ui/map/basemap.pmtiles', import.meta.url));
+    const url = 'https://tiles.example.org/{z}/{x}/{y}.png';
+    expect(parseDashboardConfig({ MAP_PMTILES: archive, MAP_TILES_URL: url }).map).toEqual({
+      pmtiles: archive,
+      tilesUrl: url,
+    });
+    expect(() => parseDashboardConfig({ MAP_PMTILES: '/nonexistent/region.pmtiles' })).toThrow(/MAP_PMTILES/);
+    expect(() => parseDashboardConfig({ MAP_PMTILES: fileURLToPath(import.meta.url) })).toThrow(
+      /not a PMTiles archive/,
+    );
+    expect(() => parseDashboardConfig({ MAP_TILES_URL: 'http://tiles.example.org/{z}/{x}/{y}.png' })).toThrow(
+      /MAP_TILES_URL/,
+    );
   });
 
   it('DASHBOARD_PORT wins over PORT; lists are trimmed and de-duplicated', () => {

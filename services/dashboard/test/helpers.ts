@@ -23,6 +23,7 @@ export function testConfig(over: Partial<DashboardConfig> & { mqttUrl: string })
     maxWsClients: 100,
     allowedOrigins: [],
     metricsAuth: null,
+    map: {},
     ...over,
   };
 }

@@ -191,6 +191,7 @@ export async function startSimulator(opts: SimulatorAppOptions): Promise<Running
       runwaysAt,
       runwaysNear,
     },
+    map: { pmtiles: config.MAP_PMTILES, tilesUrl: config.MAP_TILES_URL },
     metricsAuth: metricsAuthFromEnv(config),
     health: () => ({
       broker: bus ? (bus.connected ? 'connected' : 'disconnected') : 'not configured',

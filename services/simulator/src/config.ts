@@ -1,4 +1,4 @@
-import { baseEnvShape, envBool, envPort, parseConfig } from '@outpost/runtime';
+import { baseEnvShape, envBool, envPort, mapEnvShape, parseConfig } from '@outpost/runtime';
 import { z } from 'zod';
 
 const ipv4 = z
@@ -9,6 +9,7 @@ const number = (min: number, max: number, def: number) => z.coerce.number().min(
 /** Every variable of the spec's configuration table, with its default, plus this service's own. */
 export const simulatorEnvSchema = z.object({
   ...baseEnvShape,
+  ...mapEnvShape,
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PORT: envPort(8080),
   HOST: z.string().min(1).default('0.0.0.0'),

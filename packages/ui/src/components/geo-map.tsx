@@ -1,7 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
-import { type Basemap, landPath, loadBasemap } from '../basemap/index.js';
+import type { FeatureCollection } from 'geojson';
+import type { GeoJSONSource, Map as MapLibreMap, Marker } from 'maplibre-gl';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatLat, formatLon } from '../geo.js';
 import { useOnline } from '../hooks.js';
-import { fitZoom, formatLat, formatLon, gridLines, gridStep, project, unproject } from '../geo.js';
+import { maplibregl } from '../map/setup.js';
+import { useMapLibre } from '../map/use-map.js';
 
 export interface MapPoint {
   id: string;
@@ -28,185 +31,214 @@ export interface GeoMapProps {
   lines?: readonly MapLine[];
   /** Background places (airports near the view): small, unlabelled beyond their name, not fitted. */
   places?: readonly MapPoint[];
-  /** `{z}/{x}/{y}` template of a tile server; tiles are drawn only when set and the browser is online. */
-  tileUrl?: string | null;
-  /** Zoom for a single point. */
+  /** Zoom for a single point (MapLibre's: 512-pixel tiles). */
   zoom?: number;
   label?: string;
 }
 
-const W = 480;
-const H = 300;
+/** The line layers, bottom to top; their ids are what the browser tests ask the renderer for. */
+const LINE_PAINT = {
+  runway: {
+    'line-color': '#2b2f36',
+    'line-width': ['interpolate', ['exponential', 2], ['zoom'], 9, 2, 14, 14],
+    'line-opacity': 0.8,
+  },
+  route: { 'line-color': '#1f6feb', 'line-width': 2.5, 'line-dasharray': [3, 2], 'line-opacity': 0.85 },
+  track: { 'line-color': '#c62828', 'line-width': 2.5, 'line-opacity': 0.8 },
+} as const;
 
-/** The basemap once loaded (null until then, or if it could not load: the grid still works). */
-function useBasemap(): Basemap | null {
-  const [map, setMap] = useState<Basemap | null>(null);
-  useEffect(() => {
-    let live = true;
-    loadBasemap()
-      .then((m) => live && setMap(m))
-      .catch(() => {});
-    return () => {
-      live = false;
-    };
-  }, []);
-  return map;
+const lineFeatures = (lines: readonly MapLine[]): FeatureCollection => ({
+  type: 'FeatureCollection',
+  features: lines
+    .filter((l) => l.points.length > 1)
+    .map((l) => ({
+      type: 'Feature' as const,
+      properties: { id: l.id, kind: l.kind },
+      geometry: { type: 'LineString' as const, coordinates: l.points.map((p) => [p.lon, p.lat]) },
+    })),
+});
+
+/** A point a little beyond a line's end, along the line: where its end name goes, clear of the bar. */
+function beyond(a: { lat: number; lon: number }, b: { lat: number; lon: number }): [number, number] {
+  const k = Math.cos((b.lat * Math.PI) / 180);
+  const dx = (b.lon - a.lon) * k;
+  const dy = b.lat - a.lat;
+  const len = Math.hypot(dx, dy) || 1;
+  // About 120 m on.
+  const step = 0.0011;
+  return [b.lon + ((dx / len) * step) / k, b.lat + (dy / len) * step];
+}
+
+interface Label {
+  key: string;
+  at: [number, number];
+  text: string;
+  className: string;
+  /** Shown from this zoom on. */
+  minZoom: number;
+}
+
+function labelsOf(
+  points: readonly MapPoint[],
+  lines: readonly MapLine[],
+  places: readonly MapPoint[],
+): Label[] {
+  const out: Label[] = [];
+  for (const l of lines) {
+    if (!l.ends || l.points.length < 2) continue;
+    const first = l.points[0]!;
+    const last = l.points[l.points.length - 1]!;
+    const min = l.minZoom ?? 0;
+    out.push({
+      key: `${l.id}:a`,
+      at: beyond(last, first),
+      text: l.ends[0],
+      className: 'geo-line-end',
+      minZoom: min,
+    });
+    out.push({
+      key: `${l.id}:b`,
+      at: beyond(first, last),
+      text: l.ends[1],
+      className: 'geo-line-end',
+      minZoom: min,
+    });
+  }
+  for (const p of places)
+    out.push({
+      key: `place-${p.id}`,
+      at: [p.lon, p.lat],
+      text: p.label ?? '',
+      className: 'geo-place',
+      minZoom: 0,
+    });
+  for (const p of points)
+    out.push({
+      key: `pt-${p.id}`,
+      at: [p.lon, p.lat],
+      text: p.label ?? '',
+      className: p.ok === false ? 'geo-marker bad' : 'geo-marker',
+      minZoom: 0,
+    });
+  return out;
+}
+
+/** Keeps one DOM marker per label (a dot and its text): few, and they need no font files. */
+function syncLabels(map: MapLibreMap, kept: Map<string, Marker>, labels: Label[]): void {
+  const want = new Set(labels.map((l) => l.key));
+  for (const [key, m] of kept) {
+    if (!want.has(key)) {
+      m.remove();
+      kept.delete(key);
+    }
+  }
+  const zoom = map.getZoom();
+  for (const l of labels) {
+    let m = kept.get(l.key);
+    if (!m) {
+      // MapLibre keeps its own classes on the marker's element: the label is a child of it.
+      const el = document.createElement('div');
+      el.innerHTML = '<div><span class="geo-dot"></span><span class="geo-text"></span></div>';
+      m = new maplibregl.Marker({ element: el, anchor: 'center' }).setLngLat(l.at).addTo(map);
+      kept.set(l.key, m);
+    }
+    const el = m.getElement().firstChild as HTMLElement;
+    el.className = l.className;
+    el.dataset.minZoom = String(l.minZoom);
+    el.hidden = zoom < l.minZoom;
+    (el.lastChild as HTMLElement).textContent = l.text;
+    m.setLngLat(l.at);
+  }
+}
+
+/** The view for the points: one point at `zoom`, several fitted with a margin (never closer than zoom 11). */
+function fitView(map: MapLibreMap, points: readonly MapPoint[], zoom: number): void {
+  if (points.length === 0) return;
+  if (points.length === 1) {
+    map.jumpTo({ center: [points[0]!.lon, points[0]!.lat], zoom });
+    return;
+  }
+  const b = new maplibregl.LngLatBounds();
+  for (const p of points) b.extend([p.lon, p.lat]);
+  map.fitBounds(b, { padding: 40, maxZoom: Math.min(zoom, 11), animate: false });
 }
 
 /**
- * Positions on a Web Mercator view over the offline land basemap, with a degree grid and coordinates
- * (all of it works with no network); map tiles underneath only when a tile server is configured and
- * the browser is online.
+ * Positions on a MapLibre map over the offline vector basemap the console's own service serves (water and
+ * land; a regional extract's streets when one is configured), with nearby places, lines (route, track,
+ * runways) and markers. Online raster tiles cover the basemap only when the service sets MAP_TILES_URL.
  */
-export function GeoMap({ points, lines = [], places = [], tileUrl, zoom = 11, label = 'Map' }: GeoMapProps) {
+export function GeoMap({ points, lines = [], places = [], zoom = 10, label = 'Map' }: GeoMapProps) {
   const online = useOnline();
-  const basemap = useBasemap();
-  const z = fitZoom(points, W, H, points.length > 1 ? Math.min(zoom, 12) : zoom);
-  const center =
-    points.length === 0 ? { lat: 0, lon: 0 } : points.length === 1 ? points[0]! : midpoint(points, z);
-  const zz = points.length === 0 ? 1 : z;
-  const c = project(center.lat, center.lon, zz);
-  const x0 = c.x - W / 2;
-  const y0 = c.y - H / 2;
-  const topLeft = unproject(x0, y0, zz);
-  const bottomRight = unproject(x0 + W, y0 + H, zz);
-  const lonStep = gridStep(bottomRight.lon - topLeft.lon);
-  const latStep = gridStep(topLeft.lat - bottomRight.lat, 3);
-  const digits = Math.max(0, Math.min(4, Math.ceil(-Math.log10(Math.min(lonStep, latStep)))));
-  const tiles = tileUrl && online ? tileImages(tileUrl, zz, x0, y0) : [];
-  const xy = (lat: number, lon: number): [number, number] => {
-    const q = project(lat, lon, zz);
-    return [q.x - x0, q.y - y0];
-  };
-  const view = { west: topLeft.lon, south: bottomRight.lat, east: bottomRight.lon, north: topLeft.lat };
-  const land = basemap ? landPath(basemap, view, xy) : '';
+  const first = points[points.length - 1];
+  const { ref, map, config, failed } = useMapLibre({
+    center: first ? [first.lon, first.lat] : [0, 20],
+    zoom: first ? zoom : 1,
+  });
+  const labels = useRef(new Map<string, Marker>());
+  const viewKey = useRef('');
+  const [, redraw] = useState(0);
+
+  useEffect(() => {
+    if (!map) return;
+    map.addSource('lines', { type: 'geojson', data: lineFeatures([]) });
+    for (const kind of ['runway', 'route', 'track'] as const)
+      map.addLayer({
+        id: `map-${kind}`,
+        type: 'line',
+        source: 'lines',
+        filter: ['==', ['get', 'kind'], kind],
+        layout: { 'line-cap': kind === 'runway' ? 'butt' : 'round', 'line-join': 'round' },
+        paint: LINE_PAINT[kind] as never,
+      });
+    const onZoom = () => {
+      const z = map.getZoom();
+      for (const m of labels.current.values()) {
+        const el = m.getElement().firstChild as HTMLElement;
+        el.hidden = z < Number(el.dataset.minZoom ?? 0);
+      }
+    };
+    map.on('zoom', onZoom);
+    map.on('idle', () => {
+      if (ref.current) ref.current.dataset.zoom = map.getZoom().toFixed(2);
+    });
+    redraw((n) => n + 1);
+    return () => map.off('zoom', onZoom);
+  }, [map]);
+
+  useEffect(() => {
+    if (!map?.getSource('lines')) return;
+    (map.getSource('lines') as GeoJSONSource).setData(lineFeatures(lines));
+    // Runways are specks further out: from their minZoom on (the lowest any of them asks).
+    const runways = lines.filter((l) => l.kind === 'runway');
+    if (runways.length > 0)
+      map.setLayerZoomRange('map-runway', Math.min(...runways.map((l) => l.minZoom ?? 0)), 24);
+    syncLabels(map, labels.current, labelsOf(points, lines, places));
+    // Refit when the set of things to show changes (a new plan, the zoom asked for), else follow the one point.
+    const key = `${points.length}|${zoom}|${points
+      .slice(0, -1)
+      .map((p) => `${p.lat.toFixed(3)},${p.lon.toFixed(3)}`)
+      .join(';')}`;
+    if (key !== viewKey.current) {
+      viewKey.current = key;
+      fitView(map, points, zoom);
+    } else if (points.length === 1) {
+      map.setCenter([points[0]!.lon, points[0]!.lat]);
+    }
+  });
 
   return (
     <figure class="geo-map" aria-label={label}>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} preserveAspectRatio="xMidYMid slice">
-        <rect class="geo-bg" x="0" y="0" width={W} height={H} />
-        {land ? <path class="geo-land" d={land} data-testid="map-land" /> : null}
-        {tiles.map((t) => (
-          <image key={t.key} href={t.href} x={t.x} y={t.y} width="256" height="256" />
-        ))}
-        {gridLines(topLeft.lon, bottomRight.lon, lonStep).map((lon) => {
-          const x = project(0, lon, zz).x - x0;
-          return (
-            <g key={`lon${lon}`}>
-              <line class="geo-grid" x1={x} y1="0" x2={x} y2={H} />
-              <text class="geo-grid-label" x={x + 3} y={H - 6}>
-                {lon.toFixed(digits)}°
-              </text>
-            </g>
-          );
-        })}
-        {gridLines(bottomRight.lat, topLeft.lat, latStep).map((lat) => {
-          const y = project(lat, 0, zz).y - y0;
-          return (
-            <g key={`lat${lat}`}>
-              <line class="geo-grid" x1="0" y1={y} x2={W} y2={y} />
-              <text class="geo-grid-label" x="4" y={y - 3}>
-                {lat.toFixed(digits)}°
-              </text>
-            </g>
-          );
-        })}
-        {places.map((p) => {
-          const [x, y] = xy(p.lat, p.lon);
-          return (
-            <g key={`place-${p.id}`} class="geo-place">
-              <circle cx={x} cy={y} r="3" />
-              {p.label ? (
-                <text x={x + 5} y={y + 4}>
-                  {p.label}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-        {lines.map((l) =>
-          l.points.length > 1 && zz >= (l.minZoom ?? 0) ? (
-            <g key={l.id}>
-              <polyline
-                class={`geo-line geo-${l.kind}`}
-                data-testid={`map-${l.kind}`}
-                data-id={l.id}
-                points={l.points
-                  .map((p) =>
-                    xy(p.lat, p.lon)
-                      .map((v) => v.toFixed(1))
-                      .join(','),
-                  )
-                  .join(' ')}
-              />
-              {l.ends ? <LineEnds line={l} xy={xy} /> : null}
-            </g>
-          ) : null,
-        )}
-        {points.map((p) => {
-          const q = project(p.lat, p.lon, zz);
-          return (
-            <g key={p.id} class={p.ok === false ? 'geo-marker bad' : 'geo-marker'}>
-              <circle cx={q.x - x0} cy={q.y - y0} r="6" />
-              {p.label ? (
-                <text x={q.x - x0 + 10} y={q.y - y0 + 4}>
-                  {p.label}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-      </svg>
+      <div ref={ref} class="geo-canvas" role="img" aria-label={label} data-testid="geo-map" />
       <figcaption class="geo-caption">
         {points.length === 1
           ? `${formatLat(points[0]!.lat)}  ${formatLon(points[0]!.lon)}`
           : points.length === 0
             ? 'No position'
             : `${points.length} positions`}
-        {tileUrl && !online ? ' · offline: grid only' : ''}
+        {config?.tiles_url && !online ? ' · offline: built-in map only' : ''}
+        {failed ? ` · map unavailable: ${failed}` : ''}
       </figcaption>
     </figure>
   );
-}
-
-/** A line's end labels, each set just beyond its end so the line itself stays clear. */
-function LineEnds({ line, xy }: { line: MapLine; xy: (lat: number, lon: number) => [number, number] }) {
-  const first = line.points[0]!;
-  const last = line.points[line.points.length - 1]!;
-  const [ax, ay] = xy(first.lat, first.lon);
-  const [bx, by] = xy(last.lat, last.lon);
-  const len = Math.hypot(bx - ax, by - ay) || 1;
-  const [ux, uy] = [(bx - ax) / len, (by - ay) / len];
-  const at = (x: number, y: number, sign: number, text: string) => (
-    <text class="geo-line-end" x={x + sign * ux * 9} y={y + sign * uy * 9 + 4} text-anchor="middle">
-      {text}
-    </text>
-  );
-  return (
-    <>
-      {at(ax, ay, -1, line.ends![0])}
-      {at(bx, by, 1, line.ends![1])}
-    </>
-  );
-}
-
-function midpoint(points: readonly MapPoint[], z: number): { lat: number; lon: number } {
-  const ps = points.map((p) => project(p.lat, p.lon, z));
-  const xs = ps.map((p) => p.x);
-  const ys = ps.map((p) => p.y);
-  return unproject((Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2, z);
-}
-
-function tileImages(template: string, z: number, x0: number, y0: number) {
-  const n = 2 ** z;
-  const out: Array<{ key: string; href: string; x: number; y: number }> = [];
-  for (let tx = Math.floor(x0 / 256); tx * 256 < x0 + W; tx++) {
-    for (let ty = Math.floor(y0 / 256); ty * 256 < y0 + H; ty++) {
-      if (ty < 0 || ty >= n) continue;
-      const wx = ((tx % n) + n) % n;
-      const href = template.replace('{z}', String(z)).replace('{x}', String(wx)).replace('{y}', String(ty));
-      out.push({ key: `${tx}/${ty}`, href, x: tx * 256 - x0, y: ty * 256 - y0 });
-    }
-  }
-  return out;
 }

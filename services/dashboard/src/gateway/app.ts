@@ -6,6 +6,7 @@ import { ErrorBody, FleetState } from '@outpost/contracts';
 import {
   createApp,
   type Logger,
+  type MapOptions,
   type MetricsAuth,
   mountWebConsole,
   type OutpostApp,
@@ -27,6 +28,8 @@ export interface DashboardAppOptions {
   /** Who sees the generator sites (sites-access.ts). */
   sites: SitesAccess;
   health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** MAP_PMTILES / MAP_TILES_URL for the console's map. */
+  map?: MapOptions;
   /** METRICS_TOKEN / METRICS_BASIC_AUTH: /metrics then takes these instead of DASHBOARD_AUTH. */
   metricsAuth?: MetricsAuth | null;
 }
@@ -200,6 +203,6 @@ export function buildDashboardApp(opts: DashboardAppOptions): OutpostApp {
     c.json({ detail: 'Upgrade to a WebSocket to receive fleet_state' }, 426, { Upgrade: 'websocket' }),
   );
 
-  mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
+  mountWebConsole(app, { dir: WEB_DIR, map: opts.map ?? {} });
   return app;
 }

@@ -1,11 +1,15 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningBroker, startBroker } from '@outpost/broker';
 import {
+  ARTIFACTS,
   browserTestsEnabled,
   DESKTOP,
   type E2EBrowser,
   freePort,
   openBrowser,
+  renderedValues,
   type ServiceProcess,
   startService,
 } from '@outpost/ui/testing';
@@ -65,7 +69,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
     await broker?.close();
   });
 
-  it('draws land and 5,000 simulators in under 200 ms a frame, asking nothing beyond loopback', async () => {
+  it('draws the basemap and 5,000 simulators in under 200 ms a frame, asking nothing beyond loopback', async () => {
     const { context, page } = await b.newSession(DESKTOP);
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
@@ -82,7 +86,26 @@ describe.skipIf(!browserTestsEnabled())('fleet map in Chromium', () => {
       frames.push(Number(await map.getAttribute('data-frame-ms')));
     }
     for (const ms of frames) expect(ms).toBeLessThan(200);
-    console.log(`fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms`);
+    // What the renderer drew: the simulators in their status colours (every tenth is offline, red; the others
+    // report positions but no running heartbeat, "online, idle", neutral), and water.
+    const drawn = { timeout: 30_000 };
+    await expect.poll(() => renderedValues(map, 'fleet-sims', 'tone'), drawn).toEqual(['bad', 'neutral']);
+    await expect
+      .poll(async () => (await renderedValues(map, 'fleet-sims')).length, drawn)
+      .toBeGreaterThan(COUNT * 0.9);
+    await expect
+      .poll(async () => (await renderedValues(map, 'water-world', 'x')).length, drawn)
+      .toBeGreaterThan(0);
+    // Each site is a labelled square on top.
+    expect(await page.locator('.geo-site').allTextContents()).toEqual(
+      expect.arrayContaining(['main', 'north']),
+    );
+    console.log(
+      `fleet map frames with ${COUNT} simulators: ${frames.join(', ')} ms; ` +
+        `new data to picture: ${await map.getAttribute('data-update-ms')} ms`,
+    );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await map.screenshot({ path: join(ARTIFACTS, 'dashboard-fleet-map.png') });
     const origin = new URL(dash.url).origin;
     expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'))).toEqual([]);
     await context.close();

@@ -1,27 +1,23 @@
 import {
-  type Basemap,
   formatLat,
   formatLon,
-  landPath,
-  loadBasemap,
-  project,
+  type GeoJSONSource,
+  type MapLibreMap,
+  type Marker,
+  maplibregl,
   SIMULATOR_STATUS_MEANING,
   type Tone,
   toneOf,
-  unproject,
+  useMapLibre,
 } from '@outpost/ui';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { FleetSimulator, FleetSite } from './types.js';
 
-const W = 960;
-const H = 600;
 /** Names are drawn only when there are few enough to read. */
 const MAX_LABELS = 40;
 
 type Located = FleetSimulator & { lat: number; lon: number };
 type LocatedSite = FleetSite & { lat: number; lon: number };
-/** Half the side of a site's square: bigger than a simulator's dot, so a site shows among thousands. */
-const SITE = 6;
 
 /** A site needs a look when its controller is gone, its EPO is pressed or it raises a health alarm. */
 const siteTrouble = (s: FleetSite) =>
@@ -34,7 +30,6 @@ const TONE_COLOUR: Record<Tone, [string, string]> = {
   warn: ['--warn', '#b26a00'],
   bad: ['--bad', '#c62828'],
 };
-const TONES = Object.keys(TONE_COLOUR) as Tone[];
 
 /** A simulator's dot takes the tone of its Status word, as its row does. */
 const simTone = (p: FleetSimulator): Tone =>
@@ -43,133 +38,162 @@ const simTone = (p: FleetSimulator): Tone =>
 /** A site's square: red for a fault, green running, neutral idle. */
 const siteTone = (s: FleetSite): Tone => (siteTrouble(s) ? 'bad' : s.running ? 'good' : 'neutral');
 
-/** The zoom at which the points' box fills most of the canvas (at most 12, a city). */
-function fit(points: readonly { lat: number; lon: number }[]): { zoom: number; lat: number; lon: number } {
-  let [s, n, w, e] = [90, -90, 180, -180];
-  for (const p of points) {
-    s = Math.min(s, p.lat);
-    n = Math.max(n, p.lat);
-    w = Math.min(w, p.lon);
-    e = Math.max(e, p.lon);
-  }
-  let zoom = 12;
-  for (; zoom > 1; zoom--) {
-    const a = project(n, w, zoom);
-    const b = project(s, e, zoom);
-    if (b.x - a.x <= W * 0.85 && b.y - a.y <= H * 0.85) break;
-  }
-  const a = project(n, w, zoom);
-  const b = project(s, e, zoom);
-  const c = unproject((a.x + b.x) / 2, (a.y + b.y) / 2, zoom);
-  return { zoom, lat: c.lat, lon: c.lon };
-}
-
 function cssVar(el: Element, name: string, fallback: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
 }
 
-/** Draws one frame and answers how long it took, in milliseconds. */
-function draw(
-  canvas: HTMLCanvasElement,
-  points: readonly Located[],
-  sites: readonly LocatedSite[],
-  basemap: Basemap | null,
-): number {
-  const started = performance.now();
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return 0;
-  const all = [...points, ...sites];
-  const view = all.length > 0 ? fit(all) : { zoom: 1, lat: 20, lon: 0 };
-  const c = project(view.lat, view.lon, view.zoom);
-  const x0 = c.x - W / 2;
-  const y0 = c.y - H / 2;
-  ctx.fillStyle = cssVar(canvas, '--map-bg', '#e8eef3');
-  ctx.fillRect(0, 0, W, H);
-  if (basemap) {
-    const tl = unproject(x0, y0, view.zoom);
-    const br = unproject(x0 + W, y0 + H, view.zoom);
-    const d = landPath(basemap, { west: tl.lon, south: br.lat, east: br.lon, north: tl.lat }, (lat, lon) => {
-      const q = project(lat, lon, view.zoom);
-      return [q.x - x0, q.y - y0];
-    });
-    if (d) {
-      const land = new Path2D(d);
-      ctx.fillStyle = 'rgba(120, 150, 110, .35)';
-      ctx.fill(land);
-      ctx.strokeStyle = 'rgba(90, 120, 80, .8)';
-      ctx.lineWidth = 1;
-      ctx.stroke(land);
+const collection = (points: readonly Located[]) => ({
+  type: 'FeatureCollection' as const,
+  features: points.map((p) => ({
+    type: 'Feature' as const,
+    properties: { id: p.id, tone: simTone(p) },
+    geometry: { type: 'Point' as const, coordinates: [p.lon, p.lat] },
+  })),
+});
+
+/** The simulators as one GeoJSON source under one circle layer, coloured by tone: 5,000 dots in one draw. */
+function addFleetLayers(map: MapLibreMap, el: Element): void {
+  const colour = (t: Tone) => cssVar(el, ...TONE_COLOUR[t]);
+  // No buffer or clustering: dots only, each tile holds just its own.
+  map.addSource('fleet', { type: 'geojson', data: collection([]), buffer: 0, maxzoom: 12 });
+  map.addLayer({
+    id: 'fleet-sims',
+    type: 'circle',
+    source: 'fleet',
+    paint: {
+      'circle-radius': 4,
+      'circle-color': [
+        'match',
+        ['get', 'tone'],
+        'good',
+        colour('good'),
+        'warn',
+        colour('warn'),
+        'bad',
+        colour('bad'),
+        colour('neutral'),
+      ],
+    },
+  });
+}
+
+/** DOM markers for the sites (squares, on top) and, when few, the simulators' names. */
+function syncMarkers(
+  map: MapLibreMap,
+  kept: Map<string, Marker>,
+  want: Array<{ key: string; at: [number, number]; text: string; className: string; colour?: string }>,
+): void {
+  const keys = new Set(want.map((w) => w.key));
+  for (const [key, m] of kept)
+    if (!keys.has(key)) {
+      m.remove();
+      kept.delete(key);
     }
-  }
-  // One path per tone: 5,000 arcs in four fills instead of 5,000 draw calls.
-  const paths = { neutral: new Path2D(), good: new Path2D(), warn: new Path2D(), bad: new Path2D() };
-  for (const p of points) {
-    const q = project(p.lat, p.lon, view.zoom);
-    const x = q.x - x0;
-    const y = q.y - y0;
-    const path = paths[simTone(p)];
-    path.moveTo(x + 4, y);
-    path.arc(x, y, 4, 0, 2 * Math.PI);
-  }
-  for (const tone of TONES) {
-    ctx.fillStyle = cssVar(canvas, ...TONE_COLOUR[tone]);
-    ctx.fill(paths[tone]);
-  }
-  // Generator sites on top, as outlined squares coloured by meaning like the table.
-  for (const site of sites) {
-    const q = project(site.lat, site.lon, view.zoom);
-    ctx.fillStyle = cssVar(canvas, ...TONE_COLOUR[siteTone(site)]);
-    ctx.fillRect(q.x - x0 - SITE, q.y - y0 - SITE, SITE * 2, SITE * 2);
-    ctx.strokeStyle = cssVar(canvas, '--text', '#111');
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(q.x - x0 - SITE, q.y - y0 - SITE, SITE * 2, SITE * 2);
-  }
-  ctx.font = '600 13px system-ui, sans-serif';
-  ctx.fillStyle = cssVar(canvas, '--text', '#111');
-  for (const site of sites) {
-    const q = project(site.lat, site.lon, view.zoom);
-    ctx.fillText(site.id, q.x - x0 + SITE + 3, q.y - y0 + 4);
-  }
-  if (points.length <= MAX_LABELS) {
-    for (const p of points) {
-      const q = project(p.lat, p.lon, view.zoom);
-      ctx.fillText(p.id, q.x - x0 + 7, q.y - y0 + 4);
+  for (const w of want) {
+    let m = kept.get(w.key);
+    if (!m) {
+      const el = document.createElement('div');
+      el.innerHTML = '<div><span class="geo-dot"></span><span class="geo-text"></span></div>';
+      m = new maplibregl.Marker({ element: el, anchor: 'center' }).setLngLat(w.at).addTo(map);
+      kept.set(w.key, m);
     }
+    const inner = m.getElement().firstChild as HTMLElement;
+    inner.className = w.className;
+    (inner.firstChild as HTMLElement).style.background = w.colour ?? '';
+    (inner.lastChild as HTMLElement).textContent = w.text;
+    m.setLngLat(w.at);
   }
-  return performance.now() - started;
+}
+
+/** Fits the view to the points (at most zoom 11, a city) when what is shown changes, not on every update. */
+function fit(map: MapLibreMap, all: ReadonlyArray<{ lat: number; lon: number }>): void {
+  if (all.length === 0) return;
+  const b = new maplibregl.LngLatBounds();
+  for (const p of all) b.extend([p.lon, p.lat]);
+  map.fitBounds(b, { padding: 30, maxZoom: 11, animate: false });
 }
 
 /**
- * Every located simulator on a canvas over the offline land basemap (coloured as their Status word) and every
- * located generator site as a square. A
- * canvas rather than SVG so thousands of markers redraw each second without thousands of nodes.
+ * Every located simulator on a MapLibre map over the offline basemap (coloured as their Status word) and every
+ * located generator site as a square. The simulators are one GeoJSON source drawn by one circle layer, so
+ * thousands of them redraw each second in one WebGL draw.
  */
 export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sites: readonly FleetSite[] }) {
-  const ref = useRef<HTMLCanvasElement>(null);
-  const [basemap, setBasemap] = useState<Basemap | null>(null);
-  useEffect(() => {
-    loadBasemap()
-      .then(setBasemap)
-      .catch(() => {});
-  }, []);
+  const { ref, map } = useMapLibre({ center: [0, 20], zoom: 1 });
+  const markers = useRef(new Map<string, Marker>());
+  const fitted = useRef('');
+  const shown = useRef('');
   const located = sims.filter((s): s is Located => s.lat !== null && s.lon !== null);
   const locatedSites = sites.filter((s): s is LocatedSite => s.lat !== undefined && s.lon !== undefined);
+
   useEffect(() => {
-    const canvas = ref.current;
-    if (!canvas) return;
-    const ms = draw(canvas, located, locatedSites, basemap);
-    // Read by the browser test: how long the last frame took and what it drew.
-    canvas.dataset.frameMs = ms.toFixed(1);
-    canvas.dataset.points = String(located.length);
-    canvas.dataset.sites = locatedSites.map((s) => `${s.id}:${siteTrouble(s) ? 'alert' : 'ok'}`).join(' ');
-    canvas.dataset.land = basemap ? 'yes' : 'no';
+    if (!map || !ref.current) return;
+    addFleetLayers(map, ref.current);
+    const host = ref.current;
+    const world = () => {
+      if (map.isSourceLoaded('world')) host.dataset.land = 'yes';
+    };
+    map.on('sourcedata', world);
+    return () => map.off('sourcedata', world);
+  }, [map]);
+
+  useEffect(() => {
+    const host = ref.current;
+    if (!map || !host || !map.getSource('fleet')) return;
+    // New positions or colours go to the source (tiled in MapLibre's worker, off this thread); the same
+    // fleet again is not sent, so a quiet fleet costs nothing but the redraw.
+    const signature = located.map((p) => `${p.id},${p.lat},${p.lon},${simTone(p)}`).join(';');
+    if (signature !== shown.current) {
+      shown.current = signature;
+      const sent = performance.now();
+      (map.getSource('fleet') as GeoJSONSource).setData(collection(located));
+      const loaded = (e: { sourceId?: string; isSourceLoaded?: boolean }) => {
+        if (e.sourceId !== 'fleet' || !e.isSourceLoaded) return;
+        map.off('sourcedata', loaded);
+        map.once('render', () => {
+          // Read by the browser test: from new data to the picture that shows it.
+          host.dataset.updateMs = (performance.now() - sent).toFixed(1);
+        });
+      };
+      map.on('sourcedata', loaded);
+    }
+    // A frame: one redraw of the whole map, basemap and every dot, as each fleet_state asks for (timed as
+    // the draw itself, synchronous, like a canvas's; the WebGL work it queues runs after it).
+    const started = performance.now();
+    map.redraw();
+    host.dataset.frameMs = (performance.now() - started).toFixed(1);
+    host.dataset.points = String(located.length);
+    host.dataset.sites = locatedSites.map((s) => `${s.id}:${siteTrouble(s) ? 'alert' : 'ok'}`).join(' ');
+    syncMarkers(map, markers.current, [
+      ...locatedSites.map((s) => ({
+        key: `site-${s.id}`,
+        at: [s.lon, s.lat] as [number, number],
+        text: s.id,
+        className: 'geo-site',
+        colour: cssVar(host, ...TONE_COLOUR[siteTone(s)]),
+      })),
+      ...(located.length <= MAX_LABELS
+        ? located.map((p) => ({
+            key: `sim-${p.id}`,
+            at: [p.lon, p.lat] as [number, number],
+            text: p.id,
+            className: 'geo-name',
+          }))
+        : []),
+    ]);
+    const all = [...located, ...locatedSites];
+    const key = `${all.length}`;
+    if (key !== fitted.current) {
+      fitted.current = key;
+      fit(map, all);
+    }
   });
+
   return (
     <figure class="geo-map" aria-label="Simulator and generator site positions">
-      <canvas
+      <div
         ref={ref}
-        width={W}
-        height={H}
+        class="geo-canvas fleet-canvas"
         data-testid="fleet-map"
         role="img"
         aria-label="Simulator and generator site positions"

@@ -4,6 +4,7 @@ import {
   type Clock,
   createApp,
   type Logger,
+  type MapOptions,
   type MetricsAuth,
   mountWebConsole,
   type OutpostApp,
@@ -37,6 +38,8 @@ export interface GatewayOptions {
   listDevices: () => Promise<SerialDevice[]>;
   airports: AirportDeps;
   health?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** MAP_PMTILES / MAP_TILES_URL for the console's map. */
+  map?: MapOptions;
   /** METRICS_TOKEN / METRICS_BASIC_AUTH (null: /metrics is open). */
   metricsAuth?: MetricsAuth | null;
 }
@@ -118,7 +121,7 @@ export function buildGateway(opts: GatewayOptions): Gateway {
   airportRoutes(app, opts.airports);
   flightPlanRoutes(app, service);
   replayRoutes(app, service);
-  mountWebConsole(app, { dir: WEB_DIR, remoteImages: true });
+  mountWebConsole(app, { dir: WEB_DIR, map: opts.map ?? {} });
 
   app.get(
     '/ws',

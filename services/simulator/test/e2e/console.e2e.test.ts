@@ -5,9 +5,11 @@ import {
   DESKTOP,
   type E2EBrowser,
   freePort,
+  mapIdle,
   openBrowser,
   PHONE,
   type ServiceProcess,
+  renderedValues,
   screenshot,
   startService,
 } from '@outpost/ui/testing';
@@ -303,7 +305,7 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     await context.close();
   }, 20_000);
 
-  it('the map draws land, nearby airports, the route and the aircraft with no request beyond loopback', async () => {
+  it("the map draws the basemap's water, nearby airports, the route and the aircraft with no request beyond loopback", async () => {
     const { context, page } = await b.newSession(DESKTOP);
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
@@ -321,25 +323,16 @@ describe.skipIf(!browserTestsEnabled())('simulator console in Chromium', () => {
     }
     await page.getByRole('button', { name: 'Fly this route' }).click();
     const map = page.getByRole('figure', { name: 'Simulator position' });
-    await expect
-      .poll(async () => (await map.getByTestId('map-route').getAttribute('points')) ?? '')
-      .toMatch(/,.* /);
-    await expect
-      .poll(async () => ((await map.getByTestId('map-land').getAttribute('d')) ?? '').length)
-      .toBeGreaterThan(100);
+    const host = map.getByTestId('geo-map');
+    await expect.poll(() => renderedValues(host, 'map-route'), { timeout: 10_000 }).toEqual(['route']);
+    await mapIdle(host);
+    await expect.poll(async () => (await renderedValues(host, 'water-world', 'x')).length).toBeGreaterThan(0);
     await expect.poll(() => map.locator('.geo-place').count()).toBeGreaterThan(3);
     expect(await map.locator('.geo-marker').count()).toBe(3);
     // Flying it (the earlier test left stand-alone with EFB to 127.0.0.1 selected) draws the track.
     await clickStart(page);
     await expect.poll(() => page.getByTestId('run-state').textContent(), { timeout: 5000 }).toBe('running');
-    await expect
-      .poll(
-        async () => ((await map.getByTestId('map-track').getAttribute('points')) ?? '').split(' ').length,
-        {
-          timeout: 6000,
-        },
-      )
-      .toBeGreaterThanOrEqual(2);
+    await expect.poll(() => renderedValues(host, 'map-track'), { timeout: 6000 }).toEqual(['track']);
     await screenshot(page, 'simulator-map');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.getByRole('button', { name: 'Clear flight plan' }).click();

@@ -1,10 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import {
   browserTestsEnabled,
+  colourAt,
   DESKTOP,
   type E2EBrowser,
   freePort,
+  mapIdle,
+  mapZoom,
+  near,
+  onScreen,
   openBrowser,
+  renderedValues,
+  rgb,
+  sourceValues,
   type ServiceProcess,
   screenshot,
   startService,
@@ -20,6 +28,13 @@ const PASSWORD = 'e2e secret';
 // OurAirports runways.csv (upstream commit edd76ff3…), KSFO 28R threshold and true heading.
 const THRESHOLD_28R = { lat: 37.61349868774414, lon: -122.35700225830078 };
 const HEADING_28R = 298;
+const THRESHOLD_10L = { lat: 37.6287, lon: -122.393 };
+/** Open water of San Francisco Bay east of the 28 thresholds, and land at the airport's terminals. */
+const SF_BAY = { lat: 37.6105, lon: -122.343 };
+const SFO_TERMINAL = { lat: 37.6164, lon: -122.3865 };
+/** The basemap's water and land (packages/ui src/map/style.ts MAP_COLOURS). */
+const WATER = '#a9cbe3';
+const LAND = '#eef0e6';
 
 /** "37.61350° N" / "122.35700° W" as the readout shows them, to signed degrees. */
 const degrees = (text: string | null): number => {
@@ -96,21 +111,41 @@ describe.skipIf(!browserTestsEnabled())('simulator console: runways in Chromium'
 
     // At airport scale the map draws the runways in view, KSFO's four among them, with their end names.
     const map = page.getByRole('figure', { name: 'Simulator position' });
-    const ksfo = map.locator('[data-testid=map-runway][data-id^="rwy-KSFO-"]');
-    await expect.poll(() => ksfo.count()).toBe(4);
-    expect(await map.getByTestId('map-runway').count()).toBeGreaterThan(4);
-    const labels = await map.locator('.geo-line-end').allTextContents();
+    const host = map.getByTestId('geo-map');
+    await mapIdle(host);
+    const drawn = () => renderedValues(host, 'map-runway');
+    await expect.poll(async () => (await drawn()).filter((id) => id.startsWith('rwy-KSFO-')).length).toBe(4);
+    // The airports around have theirs on the map too (drawn as the view reaches them).
+    const runwayLines = (await sourceValues(host, 'lines')).filter((id) => id.startsWith('rwy-'));
+    expect(runwayLines.length).toBeGreaterThan(4);
+    const labels = await map.locator('.geo-line-end:not([hidden])').allTextContents();
     expect(labels).toEqual(expect.arrayContaining(['10L', '28R', '10R', '28L', '01R', '19L', '01L', '19R']));
     // The aircraft's marker sits on the 28R end of the 10L/28R bar.
-    const bar = (await map.locator('[data-id="rwy-KSFO-10L-28R"]').getAttribute('points'))!.split(' ');
-    const [ex, ey] = bar[bar.length - 1]!.split(',').map(Number);
-    const marker = map.locator('.geo-marker circle').last();
-    const mx = Number(await marker.getAttribute('cx'));
-    const my = Number(await marker.getAttribute('cy'));
-    expect(Math.hypot(mx - ex!, my - ey!)).toBeLessThan(2);
-    // Standing at the airport the map is at 4 NM scale: the 11,870 ft runway spans about 120 of its 480 units.
-    const [sx, sy] = bar[0]!.split(',').map(Number);
-    expect(Math.hypot(ex! - sx!, ey! - sy!)).toBeGreaterThan(100);
+    const end = await onScreen(host, THRESHOLD_28R.lon, THRESHOLD_28R.lat);
+    const hostBox = (await host.boundingBox())!;
+    const dot = (await map.locator('.geo-marker .geo-dot').last().boundingBox())!;
+    const mx = dot.x + dot.width / 2 - hostBox.x;
+    const my = dot.y + dot.height / 2 - hostBox.y;
+    expect(Math.hypot(mx - end.x, my - end.y)).toBeLessThan(2);
+    // Standing at the airport the map is at 4 NM scale: the 11,870 ft runway spans a quarter of its width.
+    const start = await onScreen(host, THRESHOLD_10L.lon, THRESHOLD_10L.lat);
+    expect(Math.hypot(end.x - start.x, end.y - start.y)).toBeGreaterThan((hostBox.width * 100) / 480);
+    // The runway bar is drawn there (the renderer's own pixel, dark on the land), and at zoom 12 the bay
+    // beside it is water: the built-in basemap, with nothing fetched from anywhere else.
+    const mid = {
+      lon: (THRESHOLD_10L.lon + THRESHOLD_28R.lon) / 2,
+      lat: (THRESHOLD_10L.lat + THRESHOLD_28R.lat) / 2,
+    };
+    const bar = await colourAt(host, mid.lon, mid.lat);
+    expect(Math.max(...bar)).toBeLessThan(150);
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await expect.poll(() => mapZoom(host)).toBeCloseTo(12, 1);
+    await mapIdle(host);
+    expect(await renderedValues(host, 'water-detail', 'x')).not.toEqual([]);
+    const water = await colourAt(host, SF_BAY.lon, SF_BAY.lat);
+    expect(near(water, rgb(WATER)), `bay pixel ${water}`).toBe(true);
+    const land = await colourAt(host, SFO_TERMINAL.lon, SFO_TERMINAL.lat);
+    expect(near(land, rgb(LAND)), `terminal pixel ${land}`).toBe(true);
     await screenshot(page, 'simulator-runway-lineup');
 
     const origin = new URL(sim.url).origin;

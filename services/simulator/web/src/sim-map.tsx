@@ -5,15 +5,6 @@ import type { Airport, Runway, Status } from './types.js';
 /** Track points kept for the map: half an hour at 1 Hz. */
 const TRACK_POINTS = 1800;
 
-/** Map tiles are opt-in (no tile server is contacted unless an operator sets one in this browser). */
-const TILE_URL = (() => {
-  try {
-    return localStorage.getItem('outpost.tileUrl');
-  } catch {
-    return null;
-  }
-})();
-
 /** The aircraft's track from the live positions while it runs; a jump (new airport, new plan) starts afresh. */
 function useTrack(status: Status): Array<{ lat: number; lon: number }> {
   const [track, setTrack] = useState<Array<{ lat: number; lon: number }>>([]);
@@ -51,10 +42,10 @@ function useNearbyAirports(lat: number, lon: number): Airport[] {
   return airports;
 }
 
-/** Runways are drawn from this zoom on (about 15 NM across the map): the scale of one airfield. */
-const RUNWAY_ZOOM = 10;
+/** Runways are drawn from this zoom on (MapLibre's; about 15 NM across the map): the scale of one airfield. */
+const RUNWAY_ZOOM = 9;
 /** The map's zoom while the aircraft stands at an airport: about 4 NM across. */
-const STANDING_ZOOM = 12;
+const STANDING_ZOOM = 11;
 
 /** Runways around the aircraft, asked again only when it has moved a twentieth of a degree. */
 function useNearbyRunways(lat: number, lon: number): Runway[] {
@@ -103,7 +94,6 @@ export function SimMap({ status }: { status: Status }) {
     <Card title="Map">
       <GeoMap
         label="Simulator position"
-        tileUrl={TILE_URL}
         points={points}
         lines={lines}
         places={places}
