@@ -5,7 +5,9 @@ import {
   browserTestsEnabled,
   type E2EBrowser,
   freePort,
+  mapIdle,
   openBrowser,
+  renderedValues,
   type ServiceProcess,
   startService,
 } from '@outpost/ui/testing';
@@ -61,11 +63,15 @@ describe.skipIf(!browserTestsEnabled())('simulator console pictures', () => {
       expect(r.status(), await r.text()).toBe(200);
       await expect.poll(() => page.getByTestId('selected-airport').textContent()).toContain('San Francisco');
       await expect.poll(() => page.getByTestId('conn').textContent()).toBe('live');
-      await page
-        .getByRole('figure', { name: 'Simulator position' })
-        .locator('[data-testid=map-runway]')
-        .first()
-        .waitFor();
+      // The picture is taken once the map has drawn KSFO's runways over the basemap.
+      const host = page.getByRole('figure', { name: 'Simulator position' }).getByTestId('geo-map');
+      await mapIdle(host);
+      await expect
+        .poll(async () =>
+          (await renderedValues(host, 'map-runway')).filter((id) => id.startsWith('rwy-KSFO-')),
+        )
+        .toHaveLength(4);
+      await mapIdle(host);
       await page.waitForLoadState('networkidle');
       await picture(page, name);
       await context.close();
