@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { call, freePort, here, nextClientIp, startNode, waitFor } from './stack.mjs';
+import { call, freePort, here, JWT_SECRET, nextClientIp, startNode, waitFor } from './stack.mjs';
 
 const num = (name, fallback) => {
   const v = Number(process.env[name]);
@@ -13,6 +13,8 @@ const num = (name, fallback) => {
 export const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
 export const DURATION_S = num('BENCH_DURATION_S', 10);
 export const WARMUP_S = num('BENCH_WARMUP_S', 2);
+/** How the bare references check the token: the goal's reference first (see bare-server.mjs). */
+export const BARE_AUTH = ['cache', 'jose'];
 
 /** CPU seconds (user + system) used by a process so far. */
 function cpuSeconds(pid) {
@@ -60,23 +62,35 @@ async function measure(label, url, headers, pid) {
   };
 }
 
-/** Runs both servers; returns their figures (controller first). */
+/** Runs the controller and the bare references; returns their figures (controller first, then BARE_AUTH's order). */
 export async function stateThroughput(stack) {
   const path = '/api/generator/state';
   const headers = { authorization: `Bearer ${stack.token}` };
   const sample = await call(stack.base, 'GET', path, { headers });
   if (sample.status !== 200) throw new Error(`GET ${path}: ${sample.status} ${sample.body}`);
 
-  const barePort = await freePort();
-  const bare = startNode('bare-server', join(here, 'bare-server.mjs'), {
-    BENCH_BARE_PORT: String(barePort),
-    BENCH_BARE_BODY: sample.body,
-  });
-  await waitFor('the bare server', bare, () => bare.output.includes('listening'));
+  // The bare references, each checking the token its own way (see bare-server.mjs).
+  const bares = [];
+  for (const auth of BARE_AUTH) {
+    const port = await freePort();
+    const child = startNode(`bare-server (${auth})`, join(here, 'bare-server.mjs'), {
+      BENCH_BARE_PORT: String(port),
+      BENCH_BARE_BODY: sample.body,
+      BENCH_BARE_JWT_SECRET: JWT_SECRET,
+      BENCH_BARE_AUTH: auth,
+    });
+    await waitFor('the bare server', child, () => child.output.includes('listening'));
+    const url = `http://127.0.0.1:${port}${path}`;
+    const check = await call(`http://127.0.0.1:${port}`, 'GET', path, { headers });
+    if (check.status !== 200 || check.body !== sample.body) {
+      throw new Error(`bare server (${auth}) answered ${check.status}, not the controller's body`);
+    }
+    bares.push({ label: `bare node:http, ${auth}`, url, pid: child.pid, child });
+  }
 
   const targets = [
     { label: 'controller', url: `${stack.base}${path}`, pid: stack.processes.controller.pid },
-    { label: 'bare node:http', url: `http://127.0.0.1:${barePort}${path}`, pid: bare.pid },
+    ...bares,
   ];
   process.stdout.write(
     `bench: GET ${path}, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s each\n`,
@@ -84,7 +98,7 @@ export async function stateThroughput(stack) {
   for (const t of targets) await load(t.url, headers, WARMUP_S);
   const results = [];
   for (const t of targets) results.push(await measure(t.label, t.url, headers, t.pid));
-  bare.kill('SIGTERM');
+  for (const b of bares) b.child.kill('SIGTERM');
   return {
     body_bytes: Buffer.byteLength(sample.body),
     connections: CONNECTIONS,
