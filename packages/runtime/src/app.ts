@@ -14,7 +14,7 @@ import {
 } from './db-errors.js';
 import { mountDocs } from './docs.js';
 import { allowedMethods } from './methods.js';
-import { isStreamed, markStreamed, readNodeBody, refusedBody } from './node-body.js';
+import { hasBody, isStreamed, markStreamed, readNodeBody, refusedBody } from './node-body.js';
 import { refuseNul } from './nul.js';
 import { completeDocument, type DocumentSecurity } from './openapi-document.js';
 import { createMetrics, type Metrics, metricsRecorder } from './metrics.js';
@@ -113,14 +113,16 @@ export function createApp(opts: AppOptions): OutpostApp {
   app.use('*', async (c, next) => {
     const start = performance.now();
     try {
-      const refused = guard ? await guard(c) : undefined;
+      // A guard that answers at once is not awaited: each await is a turn of the microtask queue.
+      const verdict = guard ? guard(c) : undefined;
+      const refused = verdict instanceof Promise ? await verdict : verdict;
       if (refused) {
         c.res = refused;
         return;
       }
       const streamed = opts.streamBody?.(c) === true;
       if (streamed) markStreamed(c);
-      const body = streamed ? 'streamed' : await readNodeBody(c, maxSizeFor(c));
+      const body = streamed ? 'streamed' : hasBody(c) ? await readNodeBody(c, maxSizeFor(c)) : 'not_node';
       if (body === 'too_large' || body === 'aborted') c.res = refusedBody(c, body, maxSizeFor(c));
       else {
         if (body === 'read') bodyRead.add(c);
@@ -134,7 +136,8 @@ export function createApp(opts: AppOptions): OutpostApp {
         const hardened = withSecurityHeaders(c.res);
         if (hardened !== c.res) c.res = hardened;
       }
-      if (!quiet.has(c.req.path)) {
+      // The entry is not even built when info is off (LOG_LEVEL=warn): a busy read path skips it whole.
+      if (log.isLevelEnabled('info') && !quiet.has(c.req.path)) {
         log.info(
           { method: c.req.method, path: c.req.path, status: c.res.status, ms: +ms.toFixed(2) },
           'request',

@@ -4,13 +4,18 @@
 //         claims the controller requires, with the same secret as the controller's JWT_SECRET;
 //   cache the controller's own way: a token verified once with jwtVerify is remembered until it
 //         expires, and a request costs a Map lookup and the expiry check.
-// A good token gets the controller's JSON body (content-type application/json), anything else
-// 401 {detail} with WWW-Authenticate: Bearer. Prints its port once listening.
+// A good token gets the controller's answer: its headers (BENCH_BARE_HEADERS: content-type,
+// cache-control, the security headers, all but those Node writes itself) and its JSON body; anything
+// else 401 {detail} with WWW-Authenticate: Bearer. Prints its port once listening.
 import { createSecretKey } from 'node:crypto';
 import { createServer } from 'node:http';
 import { jwtVerify } from 'jose';
 
 const body = Buffer.from(process.env.BENCH_BARE_BODY ?? '{}');
+const headers = {
+  ...JSON.parse(process.env.BENCH_BARE_HEADERS ?? '{"content-type":"application/json"}'),
+  'content-length': body.length,
+};
 const key = createSecretKey(Buffer.from(process.env.BENCH_BARE_JWT_SECRET ?? '', 'utf8'));
 const cached = process.env.BENCH_BARE_AUTH === 'cache';
 const verified = new Map();
@@ -46,7 +51,7 @@ const server = createServer(async (req, res) => {
     res.end(refused);
     return;
   }
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+  res.writeHead(200, headers);
   res.end(body);
 });
 server.listen(Number(process.env.BENCH_BARE_PORT ?? 0), '127.0.0.1', () => {

@@ -151,7 +151,7 @@ export function nextClientIp() {
   return `10.77.${n >> 8}.${n & 255}`;
 }
 
-/** A small HTTP/1.1 request over a kept-alive connection; resolves {status, body, json}. */
+/** A small HTTP/1.1 request over a kept-alive connection; resolves {status, headers, body, json}. */
 export function call(base, method, path, { body, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -177,7 +177,7 @@ export function call(base, method, path, { body, headers = {} } = {}) {
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode, body: text, json });
+          resolve({ status: res.statusCode, headers: res.headers, body: text, json });
         });
         res.on('error', reject);
       },

@@ -62,11 +62,16 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const trusted = parseRanges(opts.trustedProxies, 'TRUSTED_PROXIES');
   const limiter = new RateLimitGate(opts.rateLimits);
 
+  type GuardContext = Context<GatewayEnv & { Bindings: NodeBindings }>;
+  const tooMany = (c: GuardContext, wait: number) => {
+    c.header('Retry-After', String(wait));
+    return c.json({ detail: 'Too many requests' }, 429);
+  };
+
   // Allowlist, then the /api rate limit, then bearer token, then the credential limit, before any
-  // route or body is touched.
-  const guard = async (
-    c: Context<GatewayEnv & { Bindings: NodeBindings }>,
-  ): Promise<Response | undefined> => {
+  // route or body is touched. Synchronous unless a token is new to this process (jwtVerify) or the
+  // request goes to the notifier: a read with a known token is let through without a promise.
+  const guard = (c: GuardContext): Response | undefined | Promise<Response | undefined> => {
     const path = c.req.path;
     // Read from Node's own header object when there is one: asking Hono builds web Headers per request.
     const nodeHeaders = c.env?.incoming?.headers;
@@ -77,29 +82,42 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
       opts.logger.warn({ ip, path }, 'client refused by the allowlist');
       return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
     }
-    const tooMany = (wait: number) => {
-      c.header('Retry-After', String(wait));
-      return c.json({ detail: 'Too many requests' }, 429);
-    };
-    const wait = await limiter.checkApi(path, ip);
-    if (wait > 0) return tooMany(wait);
-    let auth: GatewayVariables['auth'] = null;
-    if (path.startsWith('/api/') && !isPublic(path)) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '');
-      auth = match ? await svc.auth.verify(match[1] as string) : null;
-      if (!auth) {
-        c.header('WWW-Authenticate', 'Bearer');
-        return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
-      }
-      if (isNotifierPath(path)) {
-        if (!opts.notifier)
-          return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
-        return opts.notifier(c.req.raw, auth.username);
-      }
+    const wait = limiter.checkApi(path, ip);
+    if (wait > 0) return tooMany(c, wait);
+    if (!path.startsWith('/api/') || isPublic(path)) return admit(c, path, ip, null);
+    const match = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '');
+    if (!match) return authorized(c, path, ip, null, false);
+    const token = match[1] as string;
+    const known = svc.auth.verifyKnown(token);
+    if (known !== undefined) return authorized(c, path, ip, known, true);
+    return svc.auth.verify(token).then((auth) => authorized(c, path, ip, auth, true));
+  };
+
+  /** After the bearer check of a protected /api path: 401, the notifier, or on to admit. */
+  const authorized = (
+    c: GuardContext,
+    path: string,
+    ip: string,
+    auth: GatewayVariables['auth'],
+    sent: boolean,
+  ): Response | undefined | Promise<Response> => {
+    if (!auth) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return c.json({ detail: sent ? 'Invalid or expired token' : 'Not authenticated' }, 401);
     }
+    if (isNotifierPath(path)) {
+      if (!opts.notifier)
+        return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
+      return opts.notifier(c.req.raw, auth.username);
+    }
+    return admit(c, path, ip, auth);
+  };
+
+  /** The credential limit, then the request goes on to its route with its client and token. */
+  const admit = (c: GuardContext, path: string, ip: string, auth: GatewayVariables['auth']) => {
     // Credential attempts are counted once the request is one (a POST, with its session if it needs one).
-    const attempts = await limiter.checkCredential(path, c.req.method, ip);
-    if (attempts > 0) return tooMany(attempts);
+    const attempts = limiter.checkCredential(path, c.req.method, ip);
+    if (attempts > 0) return tooMany(c, attempts);
     c.set('clientIp', ip);
     c.set('auth', auth);
     return undefined;
@@ -122,7 +140,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
       return match ? (await svc.auth.verify(match[1] as string)) !== null : false;
     },
     metricsAuth: opts.metricsAuth ?? null,
-    guard: guard as unknown as (c: Context) => Promise<Response | undefined>,
+    guard: guard as unknown as (c: Context) => Response | undefined | Promise<Response | undefined>,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
