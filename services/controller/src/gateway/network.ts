@@ -53,6 +53,25 @@ export function inRanges(ip: string, ranges: Range[]): boolean {
   return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
 }
 
+/** inRanges' answers per list (lists are made once, at start-up): the same few peers come again and again. */
+const memberships = new WeakMap<Range[], Map<string, boolean>>();
+
+/** inRanges, remembered for this list. */
+export function inRangesMemo(ip: string, ranges: Range[]): boolean {
+  let known = memberships.get(ranges);
+  if (known === undefined) {
+    known = new Map();
+    memberships.set(ranges, known);
+  }
+  let hit = known.get(ip);
+  if (hit === undefined) {
+    hit = inRanges(ip, ranges);
+    if (known.size >= PARSED_MAX) known.clear();
+    known.set(ip, hit);
+  }
+  return hit;
+}
+
 /**
  * The client address: the socket peer, or — only when that peer is a trusted proxy — the right-most
  * X-Forwarded-For entry that is not itself a trusted proxy.
@@ -63,15 +82,15 @@ export function clientAddress(
   trusted: Range[],
 ): string {
   const direct = peer ? (normalize(peer)?.text ?? peer) : 'unknown';
-  if (!peer || trusted.length === 0 || !inRanges(peer, trusted) || !forwardedFor) return direct;
-  const hops = forwardedFor
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  if (!peer || trusted.length === 0 || !forwardedFor || !inRangesMemo(peer, trusted)) return direct;
+  // One hop (a single proxy in front) needs no list.
+  const hops = forwardedFor.includes(',') ? forwardedFor.split(',') : [forwardedFor];
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = normalize(hops[i] as string);
+    const text = (hops[i] as string).trim();
+    if (text === '') continue;
+    const hop = normalize(text);
     if (!hop) return direct;
-    if (!inRanges(hop.text, trusted)) return hop.text;
+    if (!inRangesMemo(hop.text, trusted)) return hop.text;
   }
   return direct;
 }
