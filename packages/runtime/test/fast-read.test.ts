@@ -90,7 +90,9 @@ describe('FastReads', () => {
     srv = await serveApp(app, { port: 0, host: '127.0.0.1', tls: null });
     for (let i = 0; i < 3; i++) await send('/hot');
     const metrics = await app.metrics.registry.getSingleMetricAsString('http_request_duration_seconds');
-    expect(metrics).toMatch(/http_request_duration_seconds_count\{[^}]*method="GET",route="\/hot",status="200"[^}]*\} 3/);
+    expect(metrics).toMatch(
+      /http_request_duration_seconds_count\{[^}]*method="GET",route="\/hot",status="200"[^}]*\} 3/,
+    );
     const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.path === '/hot');
     expect(logged).toHaveLength(3);
     expect(logged[0]).toMatchObject({ method: 'GET', status: 200, component: 'http' });

@@ -94,7 +94,11 @@ const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-l
 /** The same header names and values, Node's own ones aside. */
 function sameHeaders(a, b) {
   const own = (h) =>
-    JSON.stringify(Object.entries(h).filter(([n]) => !NODE_OWN_HEADERS.has(n) || n === 'content-length').sort());
+    JSON.stringify(
+      Object.entries(h)
+        .filter(([n]) => !NODE_OWN_HEADERS.has(n) || n === 'content-length')
+        .sort(),
+    );
   return own(a) === own(b);
 }
 

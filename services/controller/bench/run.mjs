@@ -59,11 +59,17 @@ async function throughputRows(stack, rows, details) {
       valid: httpValid && bare.non_2xx === 0 && bare.errors === 0,
       context: `reference: bare node:http keeping verified tokens (jwtVerify once, then a lookup and the expiry check), same JSON body; server CPU ${cpu(ctl)} vs ${cpu(bare)}`,
     }),
-    row('GET /api/generator/state throughput, against a bare server verifying with jose on every request', 3, ctl.req_per_s, 'req/s', {
-      reference: `bare, jwtVerify per request ${bareJose.req_per_s} req/s`,
-      ratio: ctl.req_per_s / bareJose.req_per_s,
-      context: `not the goal's reference: it shows what the controller's verified-token cache saves; server CPU ${cpu(ctl)} vs ${cpu(bareJose)}`,
-    }),
+    row(
+      'GET /api/generator/state throughput, against a bare server verifying with jose on every request',
+      3,
+      ctl.req_per_s,
+      'req/s',
+      {
+        reference: `bare, jwtVerify per request ${bareJose.req_per_s} req/s`,
+        ratio: ctl.req_per_s / bareJose.req_per_s,
+        context: `not the goal's reference: it shows what the controller's verified-token cache saves; server CPU ${cpu(ctl)} vs ${cpu(bareJose)}`,
+      },
+    ),
     row('GET /api/generator/state p99', 3, ctl.latency_p99_ms, 'ms', {
       reference: `bare ${bare.latency_p99_ms} ms`,
       ratio: ctl.latency_p99_ms / bare.latency_p99_ms,

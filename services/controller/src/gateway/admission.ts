@@ -62,7 +62,12 @@ function authorized(
   return admit(limiter, req, ip, auth);
 }
 
-function admit(limiter: RateLimitGate, req: AdmissionRequest, ip: string, auth: TokenClaims | null): Admission {
+function admit(
+  limiter: RateLimitGate,
+  req: AdmissionRequest,
+  ip: string,
+  auth: TokenClaims | null,
+): Admission {
   // Credential attempts are counted once the request is one (a POST, with its session if it needs one).
   const attempts = limiter.checkCredential(req.path, req.method, ip);
   if (attempts > 0) return { kind: 'too_many', wait: attempts };

@@ -4,7 +4,7 @@ import { createApp, type MetricsAuth, mountWebConsole, type OutpostApp } from '@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ControllerService } from '../controller-service.js';
-import type { GatewayEnv, GatewayVariables } from './context.js';
+import type { GatewayEnv } from './context.js';
 import { errorResponses, router } from './context.js';
 import { type Admission, admission, isPublic } from './admission.js';
 import type { NotifierProxy } from './notifier-proxy.js';
@@ -48,7 +48,6 @@ export interface GatewayOptions {
   /** Forwards /api/notifications/* and /api/system-notifications/* to the notifier (NOTIFIER_URL). */
   notifier?: NotifierProxy;
 }
-
 
 interface NodeBindings {
   incoming?: { socket?: { remoteAddress?: string }; headers?: Record<string, string | string[] | undefined> };
