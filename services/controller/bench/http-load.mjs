@@ -124,7 +124,7 @@ export async function stateThroughput(stack) {
       BENCH_BARE_HEADERS: JSON.stringify(answerHeaders),
       BENCH_BARE_JWT_SECRET: JWT_SECRET,
       BENCH_BARE_AUTH: auth,
-    });
+    }, (process.env.BENCH_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean));
     await waitFor('the bare server', child, () => child.output.includes('listening'));
     const url = `http://127.0.0.1:${port}${path}`;
     const check = await call(`http://127.0.0.1:${port}`, 'GET', path, { headers });
