@@ -39,7 +39,13 @@ export class FastReads {
     // A missing or unusual Host is the adapter's to judge (it may refuse the request with 400).
     if (read === undefined || !PLAIN_HOST.test(incoming.headers.host ?? '')) return false;
     const start = performance.now();
-    const body = read(incoming);
+    let body: string | undefined;
+    try {
+      body = read(incoming);
+    } catch {
+      // Not the listener's to throw (that would end the process): the app answers, as for any error.
+      return false;
+    }
     if (body === undefined) return false;
     if (body !== this.lastBody) {
       this.lastBody = body;

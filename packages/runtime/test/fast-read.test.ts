@@ -83,6 +83,16 @@ describe('FastReads', () => {
     expect((await send('/hot', 'GET', { host: 'a b' })).status).toBe(400);
   });
 
+  it('a read that throws leaves the request to the app, and the server keeps serving', async () => {
+    const app = demo();
+    app.fastReads.add('/hot', () => {
+      throw new Error('broken read');
+    });
+    srv = await serveApp(app, { port: 0, host: '127.0.0.1', tls: null });
+    expect((await send('/hot')).body).toBe('{"from":"route"}');
+    expect((await send('/health')).status).toBe(200);
+  });
+
   it('times each answer into the HTTP histogram under its path and logs it like any request', async () => {
     const lines: string[] = [];
     const app = demo('info', lines);
