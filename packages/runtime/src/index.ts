@@ -39,6 +39,7 @@ export {
   refusedAddress,
   urlPolicyRefusal,
 } from './outbound.js';
+export { type FastRead, FastReads } from './fast-read.js';
 export { type RunningServer, serveApp } from './serve.js';
 export { HardenedResponse, HardenedTlsResponse, HSTS_HEADER, SECURITY_HEADERS } from './security-headers.js';
 export { startTicker, type Ticker, type TickerClock } from './ticker.js';

@@ -32,15 +32,21 @@ export function createMetrics(service: string): Metrics {
 
 /** Records one answered request in the HTTP histogram; labels stay bounded (route is the matched pattern). */
 export function metricsRecorder(metrics: Metrics): (c: Context, ms: number) => void {
+  const observe = routeRecorder(metrics);
+  return (c, ms) => observe(c.req.method, c.req.routePath || 'unmatched', c.res.status, ms);
+}
+
+/** The same record from the method, the route pattern and the status themselves. */
+export function routeRecorder(
+  metrics: Metrics,
+): (method: string, route: string, status: number, ms: number) => void {
   // One child per method/route/status: labelling by object hashes the labels on every request.
   const children = new Map<string, { observe(value: number): void }>();
-  return (c, ms) => {
-    const route = c.req.routePath || 'unmatched';
-    const status = String(c.res.status);
-    const key = `${c.req.method} ${route} ${status}`;
+  return (method, route, status, ms) => {
+    const key = `${method} ${route} ${status}`;
     let child = children.get(key);
     if (!child) {
-      child = metrics.httpDuration.labels(c.req.method, route, status);
+      child = metrics.httpDuration.labels(method, route, String(status));
       children.set(key, child);
     }
     child.observe(ms / 1000);

@@ -60,6 +60,9 @@ function lingerAfterAnswer(incoming: IncomingMessage): void {
 }
 
 /** Node's request under the node adapter (undefined under app.request() and other runtimes). */
+/** Whether the request's method carries a body the front layer reads (a GET never does). */
+export const hasBody = (c: Context): boolean => BODY_METHODS.has(c.req.method);
+
 function incomingOf(c: Context): (IncomingMessage & { rawBody?: unknown }) | undefined {
   const env = c.env as { incoming?: IncomingMessage } | undefined;
   return env?.incoming;

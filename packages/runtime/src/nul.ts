@@ -20,10 +20,17 @@ export const refuseNul =
   (body: (detail: string) => Record<string, unknown> = (detail) => ({ detail })) =>
   async (c: Context, next: Next): Promise<Response | undefined> => {
     if (/%00/.test(c.req.url)) return c.json(body(NUL_DETAIL), 422);
-    const type = c.req.header('content-type') ?? '';
-    // A streamed body (a file upload, up to megabytes) is its route's to read as it arrives: decoding
-    // it here whole would hold the event loop, and its route stores no text in PostgreSQL.
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && type.includes('json') && !isStreamed(c)) {
+    // A GET or HEAD has no body to look into: its headers are not even read (on Node, asking Hono
+    // for one builds the request's web Headers). A streamed body (a file upload, up to megabytes) is
+    // its route's to read as it arrives: decoding it here whole would hold the event loop, and its
+    // route stores no text in PostgreSQL.
+    const method = c.req.method;
+    if (
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      (c.req.header('content-type') ?? '').includes('json') &&
+      !isStreamed(c)
+    ) {
       const text = await c.req.text();
       if (/\\u0000/i.test(text)) {
         let parsed: unknown;

@@ -1,7 +1,8 @@
-import type { ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { FastReads } from './fast-read.js';
 import { HardenedResponse, HardenedTlsResponse } from './security-headers.js';
 import { type ServerTls, serverTlsFromEnv } from './tls.js';
 
@@ -20,12 +21,26 @@ export interface RunningServer {
 export function serveApp(
   // Structural on purpose: OpenAPIHono and Hono differ in their env type parameter.
   // biome-ignore lint/suspicious/noExplicitAny: any Hono flavour's fetch
-  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
+  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response>; fastReads?: FastReads },
   opts: { port: number; host?: string; tls?: ServerTls | null },
   onServer?: (server: ReturnType<typeof serve>) => void,
 ): Promise<RunningServer> {
   const host = opts.host ?? '0.0.0.0';
   const tls = opts.tls === undefined ? serverTlsFromEnv() : opts.tls;
+  // An app's FastReads answer first; what they leave goes to the Hono adapter's listener.
+  const fast = app.fastReads;
+  type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+  const front =
+    (base: (options: object, listener: Listener) => ReturnType<typeof createHttpServer>) =>
+    (options: object, listener: Listener) =>
+      base(
+        options,
+        fast
+          ? (req, res) => {
+              if (!fast.serve(req, res)) listener(req, res);
+            }
+          : listener,
+      );
   return new Promise((resolve, reject) => {
     const server = serve(
       {
@@ -34,14 +49,17 @@ export function serveApp(
         hostname: host,
         ...(tls
           ? {
-              createServer: createHttpsServer,
+              createServer: front(createHttpsServer as never) as unknown as typeof createHttpsServer,
               serverOptions: {
                 cert: tls.cert,
                 key: tls.key,
                 ServerResponse: HardenedTlsResponse as typeof ServerResponse,
               },
             }
-          : { serverOptions: { ServerResponse: HardenedResponse as typeof ServerResponse } }),
+          : {
+              createServer: front(createHttpServer as never) as unknown as typeof createHttpServer,
+              serverOptions: { ServerResponse: HardenedResponse as typeof ServerResponse },
+            }),
       },
       (info: AddressInfo) => {
         server.off('error', reject);

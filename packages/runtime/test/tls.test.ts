@@ -123,6 +123,22 @@ describe('serveApp over TLS', () => {
   });
 });
 
+describe('a fast read over TLS', () => {
+  it('carries HSTS like every other answer of the HTTPS listener', async () => {
+    const app = demo();
+    app.fastReads.add('/hot', () => '{"hot":true}');
+    srv = await serveApp(app, {
+      port: 0,
+      host: '127.0.0.1',
+      tls: { cert: Buffer.from(server.cert), key: Buffer.from(server.key) },
+    });
+    const res = await get(`${srv.url}/hot`, { ca: ca.cert });
+    expect(res).toMatchObject({ status: 200, body: '{"hot":true}' });
+    expect(res.headers['strict-transport-security']).toBe('max-age=15552000; includeSubDomains');
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+});
+
 describe('serverTlsFromEnv', () => {
   const message = (fn: () => unknown) => {
     try {

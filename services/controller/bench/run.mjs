@@ -14,7 +14,7 @@ import { closeHttp, repoDir, startStack, teardown, wasInterrupted } from './stac
 import { cpuMs, printTable, round, summarize, verdict } from './stats.mjs';
 
 const GOALS = {
-  throughputRatio: 0.6,
+  throughputRatio: 0.8,
   startToDesiredP99: 5,
   startToRelayP99: 20,
   epoToRefusalP99: 100,
@@ -45,20 +45,35 @@ function row(name, issue, figure, unit, { goal, better, reference, ratio, ...ext
 async function throughputRows(stack, rows, details) {
   const http = await stateThroughput(stack);
   details.state_throughput = http;
-  const [ctl, bare] = http.results;
+  // The goal's reference keeps verified tokens as the controller does (its request costs a lookup and
+  // an expiry check); the second verifies with jose on every request, as a server without a cache would.
+  const [ctl, bare, bareJose] = http.results;
   const httpValid = ctl.non_2xx === 0 && ctl.errors === 0;
+  const cpu = (r) => `${r.server_cpu_pct}%, ${r.server_cpu_us_per_request} µs per request`;
   rows.push(
     row('GET /api/generator/state throughput', 3, ctl.req_per_s, 'req/s', {
       reference: `bare ${bare.req_per_s} req/s`,
       ratio: ctl.req_per_s / bare.req_per_s,
       goal: GOALS.throughputRatio,
       better: 'higher',
-      valid: httpValid,
+      valid: httpValid && bare.non_2xx === 0 && bare.errors === 0,
+      context: `reference: bare node:http keeping verified tokens (jwtVerify once, then a lookup and the expiry check), same JSON body; server CPU ${cpu(ctl)} vs ${cpu(bare)}`,
     }),
+    row(
+      'GET /api/generator/state throughput, against a bare server verifying with jose on every request',
+      3,
+      ctl.req_per_s,
+      'req/s',
+      {
+        reference: `bare, jwtVerify per request ${bareJose.req_per_s} req/s`,
+        ratio: ctl.req_per_s / bareJose.req_per_s,
+        context: `not the goal's reference: it shows what the controller's verified-token cache saves; server CPU ${cpu(ctl)} vs ${cpu(bareJose)}`,
+      },
+    ),
     row('GET /api/generator/state p99', 3, ctl.latency_p99_ms, 'ms', {
       reference: `bare ${bare.latency_p99_ms} ms`,
       ratio: ctl.latency_p99_ms / bare.latency_p99_ms,
-      context: `p50 ${ctl.latency_p50_ms} vs ${bare.latency_p50_ms} ms; server CPU ${ctl.server_cpu_pct}% vs ${bare.server_cpu_pct}%, ${ctl.server_cpu_us_per_request} vs ${bare.server_cpu_us_per_request} µs per request`,
+      context: `p50 ${ctl.latency_p50_ms} vs ${bare.latency_p50_ms} ms; jwtVerify-per-request reference p50 ${bareJose.latency_p50_ms}, p99 ${bareJose.latency_p99_ms} ms`,
     }),
   );
   if (ctl.non_2xx || ctl.errors) {

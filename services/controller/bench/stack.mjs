@@ -26,6 +26,8 @@ export const systemDir = process.env.BENCH_SYSTEM_DIR || repoDir;
 export const CREDENTIALS = { username: 'bench', password: 'bench-password-123' };
 export const RELAYNODE_SECRET = 'bench-relaynode-secret';
 export const RELAYNODE_ID = 'main';
+/** The controller's JWT_SECRET, which the bare read reference also verifies tokens with. */
+export const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
 export const PREFIX = DEFAULT_PREFIX;
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -149,7 +151,7 @@ export function nextClientIp() {
   return `10.77.${n >> 8}.${n & 255}`;
 }
 
-/** A small HTTP/1.1 request over a kept-alive connection; resolves {status, body, json}. */
+/** A small HTTP/1.1 request over a kept-alive connection; resolves {status, headers, body, json}. */
 export function call(base, method, path, { body, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -175,7 +177,7 @@ export function call(base, method, path, { body, headers = {} } = {}) {
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode, body: text, json });
+          resolve({ status: res.statusCode, headers: res.headers, body: text, json });
         });
         res.on('error', reject);
       },
@@ -273,7 +275,7 @@ export async function startStack({ systemDir: builds = systemDir } = {}) {
     {
       HOST: '127.0.0.1',
       PORT: String(ctlPort),
-      JWT_SECRET: 'bench-jwt-secret-0123456789abcdef',
+      JWT_SECRET,
       ADMIN_USERNAME: CREDENTIALS.username,
       ADMIN_PASSWORD: CREDENTIALS.password,
       RELAYNODE_API_SECRET: RELAYNODE_SECRET,

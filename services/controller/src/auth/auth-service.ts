@@ -24,7 +24,8 @@ export class AuthService {
   /** Token checks run from memory so a stop still passes auth while the database is down. */
   private readonly versions = new Map<string, number>();
   private readonly revoked = new Map<string, number>();
-  private readonly verified = new Map<string, JWTPayload>();
+  /** Tokens whose signature and claims were checked, with what a request still checks. */
+  private readonly verified = new Map<string, { claims: TokenClaims; pwv: unknown }>();
 
   constructor(
     private readonly store: AuthStore,
@@ -79,36 +80,52 @@ export class AuthService {
 
   /** The claims of a valid, unrevoked token of the user's current password; else null. */
   async verify(token: string): Promise<TokenClaims | null> {
+    const known = this.verifyKnown(token);
+    if (known !== undefined) return known;
+    let payload: JWTPayload;
     try {
-      // A token's signature never changes: check it once, then only expiry, revocation and version.
-      let payload = this.verified.get(token);
-      if (!payload) {
-        ({ payload } = await jwtVerify(token, this.key, {
-          algorithms: [ALG],
-          issuer: ISSUER,
-          currentDate: new Date(this.clock.now()),
-          requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-        }));
-        if (this.verified.size >= VERIFIED_CACHE_SIZE)
-          this.verified.delete(this.verified.keys().next().value!);
-        this.verified.set(token, payload);
-      }
-      const expiresAt = (payload.exp as number) * 1000;
-      if (expiresAt <= this.clock.now()) {
-        this.verified.delete(token);
-        return null;
-      }
-      const username = payload.sub as string;
-      const jti = payload.jti as string;
-      if (this.revoked.has(jti)) return null;
-      // Tokens carry the password version; a password change ends every earlier session.
-      const version = this.versions.get(username);
-      if (version === undefined || payload.pwv !== version) return null;
-      return { username, jti, expiresAt };
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: [ALG],
+        issuer: ISSUER,
+        currentDate: new Date(this.clock.now()),
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JOSEError) return null;
       throw err;
     }
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    // One frozen object per token: every request of the session is handed the same claims.
+    const claims: TokenClaims = Object.freeze({
+      username: payload.sub as string,
+      jti: payload.jti as string,
+      expiresAt: (payload.exp as number) * 1000,
+    });
+    this.verified.set(token, { claims, pwv: payload.pwv });
+    return this.current(token, claims, payload.pwv);
+  }
+
+  /**
+   * verify() without the signature check, for a token whose signature was already checked here:
+   * its claims, or null when it is expired, revoked or of an old password; undefined when the token
+   * is not known (verify it). Synchronous, so the read path awaits nothing for a known token.
+   */
+  verifyKnown(token: string): TokenClaims | null | undefined {
+    const hit = this.verified.get(token);
+    return hit === undefined ? undefined : this.current(token, hit.claims, hit.pwv);
+  }
+
+  /** The expiry, revocation and password version, checked on every request from memory. */
+  private current(token: string, claims: TokenClaims, pwv: unknown): TokenClaims | null {
+    if (claims.expiresAt <= this.clock.now()) {
+      this.verified.delete(token);
+      return null;
+    }
+    if (this.revoked.has(claims.jti)) return null;
+    // Tokens carry the password version; a password change ends every earlier session.
+    const version = this.versions.get(claims.username);
+    if (version === undefined || pwv !== version) return null;
+    return claims;
   }
 
   async logout(claims: TokenClaims): Promise<void> {

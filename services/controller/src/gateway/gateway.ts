@@ -4,16 +4,18 @@ import { createApp, type MetricsAuth, mountWebConsole, type OutpostApp } from '@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ControllerService } from '../controller-service.js';
-import type { GatewayEnv, GatewayVariables } from './context.js';
+import type { GatewayEnv } from './context.js';
 import { errorResponses, router } from './context.js';
-import { isNotifierPath, type NotifierProxy } from './notifier-proxy.js';
-import { clientAddress, inRanges, parseRanges, type RateLimits, RateLimitGate } from './network.js';
+import { type Admission, admission, isPublic } from './admission.js';
+import type { NotifierProxy } from './notifier-proxy.js';
+import { parseRanges, type RateLimits, RateLimitGate } from './network.js';
 import { authRoutes } from './routes-auth.js';
 import type { RelaynodeAdmin } from '../bus/relaynode-admin.js';
 import { declareBearer, declareRateLimit } from './openapi-security.js';
 import { conditionsRoutes } from './routes-conditions.js';
 import { devRoutes } from './routes-dev.js';
 import { generatorRoutes } from './routes-generator.js';
+import { stateJson } from './state-json.js';
 import { healthRoutes } from './routes-health.js';
 import { maintenanceRoutes } from './routes-maintenance.js';
 import { overrideRoutes } from './routes-override.js';
@@ -47,11 +49,6 @@ export interface GatewayOptions {
   notifier?: NotifierProxy;
 }
 
-/** Paths under /api that need no token. */
-const PUBLIC_API = new Set(['/api/auth/login', '/api/openapi.json', '/api/docs', '/api/redoc']);
-const isPublic = (path: string) =>
-  PUBLIC_API.has(path) || path.startsWith('/api/docs/') || path.startsWith('/api/redoc/');
-
 interface NodeBindings {
   incoming?: { socket?: { remoteAddress?: string }; headers?: Record<string, string | string[] | undefined> };
 }
@@ -62,49 +59,51 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const trusted = parseRanges(opts.trustedProxies, 'TRUSTED_PROXIES');
   const limiter = new RateLimitGate(opts.rateLimits);
 
-  // Allowlist, then the /api rate limit, then bearer token, then the credential limit, before any
-  // route or body is touched.
-  const guard = async (
-    c: Context<GatewayEnv & { Bindings: NodeBindings }>,
-  ): Promise<Response | undefined> => {
-    const path = c.req.path;
-    // Read from Node's own header object when there is one: asking Hono builds web Headers per request.
-    const nodeHeaders = c.env?.incoming?.headers;
-    const header = (name: string) =>
-      nodeHeaders ? (nodeHeaders[name] as string | undefined) : c.req.header(name);
-    const ip = clientAddress(c.env?.incoming?.socket?.remoteAddress, header('x-forwarded-for'), trusted);
-    if (allowed.length > 0 && !inRanges(ip, allowed)) {
-      opts.logger.warn({ ip, path }, 'client refused by the allowlist');
-      return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
-    }
-    const tooMany = (wait: number) => {
-      c.header('Retry-After', String(wait));
-      return c.json({ detail: 'Too many requests' }, 429);
-    };
-    const wait = await limiter.checkApi(path, ip);
-    if (wait > 0) return tooMany(wait);
-    let auth: GatewayVariables['auth'] = null;
-    if (path.startsWith('/api/') && !isPublic(path)) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '');
-      auth = match ? await svc.auth.verify(match[1] as string) : null;
-      if (!auth) {
+  type GuardContext = Context<GatewayEnv & { Bindings: NodeBindings }>;
+  const deps = { auth: svc.auth, limiter, allowed, trusted };
+  /** Decisions made by a fast read (see below) for requests it then left to the routes. */
+  const decided = new WeakMap<object, Admission | Promise<Admission>>();
+
+  /** The answer to a decision: a refusal, the notifier's answer, or undefined to go on to the route. */
+  const answer = (c: GuardContext, path: string, a: Admission): Response | undefined | Promise<Response> => {
+    switch (a.kind) {
+      case 'admit':
+        c.set('clientIp', a.ip);
+        c.set('auth', a.auth);
+        return undefined;
+      case 'forbidden':
+        opts.logger.warn({ ip: a.ip, path }, 'client refused by the allowlist');
+        return c.json({ detail: 'Forbidden: client address not allowed' }, 403);
+      case 'too_many':
+        c.header('Retry-After', String(a.wait));
+        return c.json({ detail: 'Too many requests' }, 429);
+      case 'unauthorized':
         c.header('WWW-Authenticate', 'Bearer');
-        return c.json({ detail: match ? 'Invalid or expired token' : 'Not authenticated' }, 401);
-      }
-      if (isNotifierPath(path)) {
+        return c.json({ detail: a.sent ? 'Invalid or expired token' : 'Not authenticated' }, 401);
+      case 'notifier':
         if (!opts.notifier)
           return c.json({ detail: 'Notifications are not configured (NOTIFIER_URL is not set)' }, 503);
-        return opts.notifier(c.req.raw, auth.username);
-      }
+        return opts.notifier(c.req.raw, a.auth.username);
     }
-    // Credential attempts are counted once the request is one (a POST, with its session if it needs one).
-    const attempts = await limiter.checkCredential(path, c.req.method, ip);
-    if (attempts > 0) return tooMany(attempts);
-    c.set('clientIp', ip);
-    c.set('auth', auth);
-    return undefined;
   };
 
+  // Allowlist, then the /api rate limit, then bearer token, then the credential limit, before any
+  // route or body is touched (admission.ts). Synchronous for a known token.
+  const guard = (c: GuardContext): Response | undefined | Promise<Response | undefined> => {
+    const path = c.req.path;
+    const incoming = c.env?.incoming;
+    // Read from Node's own header object when there is one: asking Hono builds web Headers per request.
+    const nodeHeaders = incoming?.headers;
+    const a =
+      (incoming && decided.get(incoming)) ??
+      admission(deps, {
+        path,
+        method: c.req.method,
+        peer: incoming?.socket?.remoteAddress,
+        header: (name) => (nodeHeaders ? (nodeHeaders[name] as string | undefined) : c.req.header(name)),
+      });
+    return a instanceof Promise ? a.then((x) => answer(c, path, x)) : answer(c, path, a);
+  };
   const app = createApp({
     service: 'controller',
     version: svc.config.version,
@@ -122,7 +121,7 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
       return match ? (await svc.auth.verify(match[1] as string)) !== null : false;
     },
     metricsAuth: opts.metricsAuth ?? null,
-    guard: guard as unknown as (c: Context) => Promise<Response | undefined>,
+    guard: guard as unknown as (c: Context) => Response | undefined | Promise<Response | undefined>,
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -133,6 +132,25 @@ export function buildGateway(svc: ControllerService, opts: GatewayOptions): Outp
   const mount = (r: ReturnType<typeof router>) => app.route('/', r as unknown as typeof app);
   mount(authRoutes(svc));
   mount(generatorRoutes(svc));
+  // The console's poll, answered from Node's request ahead of Hono: the same checks (the decision is
+  // kept for the routes when it is not a plain admit), the same body, headers, metrics and log.
+  app.fastReads.add('/api/generator/state', (incoming) => {
+    const a = admission(deps, {
+      path: '/api/generator/state',
+      method: 'GET',
+      peer: incoming.socket.remoteAddress,
+      header: (name) => incoming.headers[name] as string | undefined,
+    });
+    if (!(a instanceof Promise) && a.kind === 'admit') {
+      try {
+        return stateJson(svc.controller);
+      } catch {
+        // The route meets the same error and answers it as any other (500, logged).
+      }
+    }
+    decided.set(incoming, a);
+    return undefined;
+  });
   mount(overrideRoutes(svc));
   mount(scheduleRoutes(svc));
   mount(webhookRoutes(svc));

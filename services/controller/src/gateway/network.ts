@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { FixedWindowLimiter } from './rate-window.js';
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Addr, number];
@@ -53,6 +53,25 @@ export function inRanges(ip: string, ranges: Range[]): boolean {
   return ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net as never, bits));
 }
 
+/** inRanges' answers per list (lists are made once, at start-up): the same few peers come again and again. */
+const memberships = new WeakMap<Range[], Map<string, boolean>>();
+
+/** inRanges, remembered for this list. */
+export function inRangesMemo(ip: string, ranges: Range[]): boolean {
+  let known = memberships.get(ranges);
+  if (known === undefined) {
+    known = new Map();
+    memberships.set(ranges, known);
+  }
+  let hit = known.get(ip);
+  if (hit === undefined) {
+    hit = inRanges(ip, ranges);
+    if (known.size >= PARSED_MAX) known.clear();
+    known.set(ip, hit);
+  }
+  return hit;
+}
+
 /**
  * The client address: the socket peer, or — only when that peer is a trusted proxy — the right-most
  * X-Forwarded-For entry that is not itself a trusted proxy.
@@ -63,15 +82,15 @@ export function clientAddress(
   trusted: Range[],
 ): string {
   const direct = peer ? (normalize(peer)?.text ?? peer) : 'unknown';
-  if (!peer || trusted.length === 0 || !inRanges(peer, trusted) || !forwardedFor) return direct;
-  const hops = forwardedFor
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  if (!peer || trusted.length === 0 || !forwardedFor || !inRangesMemo(peer, trusted)) return direct;
+  // One hop (a single proxy in front) needs no list.
+  const hops = forwardedFor.includes(',') ? forwardedFor.split(',') : [forwardedFor];
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = normalize(hops[i] as string);
+    const text = (hops[i] as string).trim();
+    if (text === '') continue;
+    const hop = normalize(text);
     if (!hop) return direct;
-    if (!inRanges(hop.text, trusted)) return hop.text;
+    if (!inRangesMemo(hop.text, trusted)) return hop.text;
   }
   return direct;
 }
@@ -103,25 +122,25 @@ const CREDENTIAL_PATHS = new Set(['/api/auth/login', '/api/auth/password']);
 
 /**
  * Per-client limits: /api at N per second, credential attempts at M per minute (per /64 for IPv6).
- * Returns seconds to wait, or 0.
+ * Returns seconds to wait, or 0, at once: the check is in memory.
  */
 export class RateLimitGate {
-  private readonly api: RateLimiterMemory;
-  private readonly auth: RateLimiterMemory;
+  private readonly api: FixedWindowLimiter;
+  private readonly auth: FixedWindowLimiter;
 
   constructor(limits: RateLimits = DEFAULT_RATE_LIMITS) {
-    this.api = new RateLimiterMemory({ points: limits.apiPerSecond, duration: 1 });
-    this.auth = new RateLimiterMemory({ points: limits.authPerMinute, duration: 60 });
+    this.api = new FixedWindowLimiter(limits.apiPerSecond, 1000);
+    this.auth = new FixedWindowLimiter(limits.authPerMinute, 60_000);
   }
 
   /** Both limits, as one request meets them (checkApi, then checkCredential). */
-  async check(path: string, client: string, method = 'POST'): Promise<number> {
-    return (await this.checkApi(path, client)) || this.checkCredential(path, method, client);
+  check(path: string, client: string, method = 'POST'): number {
+    return this.checkApi(path, client) || this.checkCredential(path, method, client);
   }
 
   /** The per-second /api limit, before anything else is looked at. */
-  checkApi(path: string, client: string): Promise<number> {
-    return path.startsWith('/api/') ? this.wait(this.api, client) : Promise.resolve(0);
+  checkApi(path: string, client: string): number {
+    return path.startsWith('/api/') ? wait(this.api, client) : 0;
   }
 
   /**
@@ -129,19 +148,13 @@ export class RateLimitGate {
    * after the bearer check, so a method the path does not have is answered 405 and a password change
    * without a session 401, as the document says, and neither uses up the client's attempts.
    */
-  checkCredential(path: string, method: string, client: string): Promise<number> {
-    return CREDENTIAL_PATHS.has(path) && method === 'POST'
-      ? this.wait(this.auth, loginLimitKey(client))
-      : Promise.resolve(0);
+  checkCredential(path: string, method: string, client: string): number {
+    return CREDENTIAL_PATHS.has(path) && method === 'POST' ? wait(this.auth, loginLimitKey(client)) : 0;
   }
+}
 
-  private async wait(limiter: RateLimiterMemory, key: string): Promise<number> {
-    try {
-      await limiter.consume(key);
-      return 0;
-    } catch (res) {
-      if (res instanceof RateLimiterRes) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw res;
-    }
-  }
+/** Seconds to wait (at least 1) when over the limit, else 0. */
+function wait(limiter: FixedWindowLimiter, key: string): number {
+  const ms = limiter.consume(key);
+  return ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : 0;
 }

@@ -7,6 +7,7 @@ import { cooldownRemainingSeconds } from '../domain/limits.js';
 import type { ControllerService } from '../controller-service.js';
 import { actorOf, domain, errorResponses, router, sec } from './context.js';
 import { body, json } from './openapi.js';
+import { stateJson } from './state-json.js';
 
 const tags = ['generator'];
 
@@ -26,8 +27,6 @@ function startMessage(relay: RelayDelivery, confirmed: boolean, intervalSeconds:
 export function generatorRoutes(svc: ControllerService) {
   const r = router();
   const ctl = svc.controller;
-  let lastView: object | null = null;
-  let lastJson = '';
 
   r.openapi(
     createRoute({
@@ -36,16 +35,8 @@ export function generatorRoutes(svc: ControllerService) {
       tags,
       responses: { 200: json(generator.GeneratorState), ...errorResponses([401]) },
     }),
-    (c) => {
-      const view = ctl.view();
-      // view() hands back the same object until the state or the clock moves: serialise it once.
-      if (view !== lastView) {
-        lastView = view;
-        lastJson = JSON.stringify(view);
-      }
-      // A fresh header object: the server adds Content-Length to the one it is given.
-      return c.body(lastJson, 200, { 'content-type': 'application/json' }) as never;
-    },
+    // A fresh header object: the server adds Content-Length to the one it is given.
+    (c) => c.body(stateJson(ctl), 200, { 'content-type': 'application/json' }) as never,
   );
 
   r.openapi(
