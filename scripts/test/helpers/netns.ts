@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, portOpen, until } from './processes.js';
+import { freePort, ON_A_HOST, portOpen, until } from './processes.js';
+
+export { ON_A_HOST };
 
 /**
  * Two hosts on one machine: two Linux network namespaces joined by a veth pair and nothing else, so
@@ -117,8 +119,12 @@ export function twoHosts(scratch: string): TwoHosts {
       const sock = join(scratch, `tunnel-${ns}-${port}.sock`);
       helpers.push(
         spawn(
-          'ip',
-          ['netns', 'exec', ns, 'socat', `UNIX-LISTEN:${sock},fork,unlink-early`, `TCP:127.0.0.1:${port}`],
+          ON_A_HOST[0]!,
+          [
+            ...ON_A_HOST.slice(1),
+            ...['ip', 'netns', 'exec', ns, 'socat', `UNIX-LISTEN:${sock},fork,unlink-early`],
+            `TCP:127.0.0.1:${port}`,
+          ],
           {
             stdio: 'ignore',
           },

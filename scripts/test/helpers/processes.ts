@@ -9,6 +9,14 @@ export const joinScript = join(root, 'scripts', 'dist', 'join.js');
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * What runs "on" a host starts through this: in the field each host is a machine of its own, here both
+ * share two cores with the rest of `npm test`, which runs several test files at once. A higher CPU
+ * priority gives them what their own machines would, so the faults the tests put on the link are the
+ * only ones they meet, not a starved CPU. `nice` execs in place: the same pid and process group.
+ */
+export const ON_A_HOST = ['nice', '-n', '-10'];
+
 /** Polls until probe gives a truthy value; a throwing probe counts as "not yet". */
 export async function until<T>(
   what: string,
@@ -86,9 +94,13 @@ export function launch(
   opts: { netns?: string } = {},
 ): Launched {
   let out = '';
-  // `ip netns exec` execs the launcher in place: the same pid and process group, on that host's network.
+  // `ip netns exec` execs the launcher in place: the same pid and process group, on that host's network,
+  // with a host's CPU priority (ON_A_HOST).
   const [cmd, argv] = opts.netns
-    ? ['ip', ['netns', 'exec', opts.netns, process.execPath, launcherScript, ...args]]
+    ? [
+        ON_A_HOST[0]!,
+        [...ON_A_HOST.slice(1), 'ip', 'netns', 'exec', opts.netns, process.execPath, launcherScript, ...args],
+      ]
     : [process.execPath, [launcherScript, ...args]];
   const proc = spawn(cmd, argv, {
     cwd,
