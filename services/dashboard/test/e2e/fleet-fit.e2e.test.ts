@@ -12,8 +12,8 @@ import {
   startService,
 } from '@outpost/ui/testing';
 import mqtt from 'mqtt';
-import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drawn, type HostEl, unseen } from './map-view.js';
 
 const DASHBOARD_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const P = 'outpost';
@@ -26,74 +26,8 @@ const POSITIONS: Record<string, { lat: number; lon: number }> = {
 };
 const SITE: [string, number, number] = ['boise', 43.5644, -116.2228];
 
-// Runs in the page; typed structurally, as the tests are compiled without the DOM library.
-type Rect = { left: number; top: number; right: number; bottom: number };
-type HostEl = {
-  clientWidth: number;
-  clientHeight: number;
-  getBoundingClientRect(): Rect;
-  querySelectorAll(selector: string): ArrayLike<{ getBoundingClientRect(): Rect }>;
-  maplibre: {
-    project(p: [number, number]): { x: number; y: number };
-    getCenter(): { lng: number; lat: number };
-    isMoving(): boolean;
-  };
-};
-
-/**
- * Where each simulator of `POSITIONS` and the site are drawn (pixels from the map's top left), the map's size
- * and centre, and the boxes of the controls over it (the zoom buttons, the attribution).
- */
-function drawn(map: Locator) {
-  return map.evaluate(
-    (
-      el: object,
-      [positions, site]: [Record<string, { lat: number; lon: number }>, [string, number, number]],
-    ) => {
-      const host = el as HostEl;
-      const at = (lat: number, lon: number) => host.maplibre.project([lon, lat]);
-      const origin = host.getBoundingClientRect();
-      const controls = Array.from(host.querySelectorAll('.maplibregl-ctrl'), (e) => {
-        const r = e.getBoundingClientRect();
-        return {
-          left: r.left - origin.left,
-          top: r.top - origin.top,
-          right: r.right - origin.left,
-          bottom: r.bottom - origin.top,
-        };
-      });
-      const c = host.maplibre.getCenter();
-      const points: Record<string, { x: number; y: number }> = { [site[0]]: at(site[1], site[2]) };
-      for (const [id, p] of Object.entries(positions)) points[id] = at(p.lat, p.lon);
-      return {
-        width: host.clientWidth,
-        height: host.clientHeight,
-        center: [c.lng, c.lat] as [number, number],
-        controls,
-        points,
-      };
-    },
-    [POSITIONS, SITE] as [Record<string, { lat: number; lon: number }>, [string, number, number]],
-  );
-}
-
-/** The named points not seen on the map: outside it, within 20 px of an edge, or under a control. */
-async function unseen(map: Locator, names: string[]): Promise<string[]> {
-  const v = await drawn(map);
-  return names
-    .filter((n) => !inside(v.points[n]!, v.width, v.height, 20, v.controls))
-    .map(
-      (n) => `${n} at ${v.points[n]!.x.toFixed(0)},${v.points[n]!.y.toFixed(0)} of ${v.width}x${v.height}`,
-    );
-}
-
-/** Whether a point is seen: inside the canvas, at least `margin` pixels from every edge and from every control. */
-const inside = (p: { x: number; y: number }, w: number, h: number, margin: number, controls: Rect[]) =>
-  p.x >= margin &&
-  p.y >= margin &&
-  p.x <= w - margin &&
-  p.y <= h - margin &&
-  !controls.some((c) => p.x > c.left - 8 && p.x < c.right + 8 && p.y > c.top - 8 && p.y < c.bottom + 8);
+/** Everything the map should show: the simulators and the site. */
+const ALL = { ...POSITIONS, [SITE[0]]: { lat: SITE[1], lon: SITE[2] } };
 
 describe.skipIf(!browserTestsEnabled())('fleet map view in Chromium', () => {
   let broker: RunningBroker;
@@ -153,8 +87,8 @@ describe.skipIf(!browserTestsEnabled())('fleet map view in Chromium', () => {
     await expect.poll(() => map.getAttribute('data-points'), { timeout: 10_000 }).toBe('2');
     await expect.poll(() => map.getAttribute('data-land'), { timeout: 10_000 }).toBe('yes');
     // The whole fleet in view, clear of the edges and of the zoom buttons and the attribution over the map.
-    expect(await unseen(map, ['sim-alpha', 'sim-bravo', SITE[0]])).toEqual([]);
-    const first = (await drawn(map)).center;
+    expect(await unseen(map, ALL, ['sim-alpha', 'sim-bravo', SITE[0]])).toEqual([]);
+    const first = (await drawn(map, ALL)).center;
 
     // The user drags the map; then a third simulator reports from far away: the view stays the user's.
     const box = (await map.boundingBox())!;
@@ -165,7 +99,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map view in Chromium', () => {
     // The drag's glide ends before the view is read.
     const moving = () => map.evaluate((el: object) => (el as HostEl).maplibre.isMoving());
     await expect.poll(moving, { timeout: 5000 }).toBe(false);
-    const panned = (await drawn(map)).center;
+    const panned = (await drawn(map, ALL)).center;
     expect(panned).not.toEqual(first);
     reporting.add('sim-charlie');
     await expect.poll(() => map.getAttribute('data-points'), { timeout: 10_000 }).toBe('3');
@@ -174,7 +108,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map view in Chromium', () => {
       const before = await map.getAttribute('data-frame-ms');
       await expect.poll(() => map.getAttribute('data-frame-ms'), { timeout: 5000 }).not.toBe(before);
     }
-    expect((await drawn(map)).center).toEqual(panned);
+    expect((await drawn(map, ALL)).center).toEqual(panned);
     await context.close();
   }, 60_000);
 
@@ -184,7 +118,7 @@ describe.skipIf(!browserTestsEnabled())('fleet map view in Chromium', () => {
     await page.goto(dash.url);
     const map = page.getByTestId('fleet-map');
     await expect.poll(() => map.getAttribute('data-points'), { timeout: 10_000 }).toBe('3');
-    expect(await unseen(map, [...Object.keys(POSITIONS), SITE[0]])).toEqual([]);
+    expect(await unseen(map, ALL, Object.keys(ALL))).toEqual([]);
     await context.close();
   }, 60_000);
 });

@@ -171,7 +171,15 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
     };
     map.on('movestart', moved);
     map.on('resize', resized);
+    // The attribution fills in once the basemap's source has loaded, often after the first fit: the
+    // fit's room for the corner controls is measured again when they change size.
+    const controls = new ResizeObserver(resized);
+    for (const corner of host.querySelectorAll(
+      '.maplibregl-ctrl-top-right, .maplibregl-ctrl-bottom-right, .maplibregl-ctrl-bottom-left',
+    ))
+      controls.observe(corner);
     return () => {
+      controls.disconnect();
       map.off('sourcedata', world);
       map.off('movestart', moved);
       map.off('resize', resized);
