@@ -23,6 +23,7 @@ import { gzipSync } from 'node:zlib';
 import { GeoJSONVT } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import { writeArchive } from './pmtiles-writer.mjs';
+import { windForMapLibre } from './tile-rings.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const layout = JSON.parse(readFileSync(join(here, '../src/map/layout.json'), 'utf8'));
@@ -110,7 +111,9 @@ let worldTiles = 0;
     const n = 2 ** z;
     for (let x = 0; x < n; x++)
       for (let y = 0; y < n; y++) {
-        const tile = world.getTile(z, x, y);
+        const raw = world.getTile(z, x, y);
+        const tile = raw && windForMapLibre(raw, EXTENT);
+        // No tile where there is no water: the map draws its background, land.
         if (!tile || tile.features.length === 0) continue;
         tiles.push({ z, x, y, data: encode({ [layout.water_layer]: tile }) });
         worldTiles += 1;
@@ -150,9 +153,11 @@ let detailTiles = 0;
   ];
   const cover = { features: [{ type: 3, geometry: square, tags: {} }] };
   for (const { x, y } of wanted.values()) {
-    const tile = detail.getTile(z, x, y);
-    // All land or all sea: the world tile under it says the same, so the detail would pay nothing.
-    if (!tile || tile.features.length === 0 || allWater(tile)) continue;
+    const raw = detail.getTile(z, x, y);
+    const tile = raw && windForMapLibre(raw, EXTENT);
+    // No coastline or lake at all, or all sea: the world tile under it says the same, so the detail would pay
+    // nothing. A tile the 100 m seas make all land is kept (its cover hides the coarse world's coast).
+    if (!raw || raw.features.length === 0 || allWater(tile)) continue;
     tiles.push({ z, x, y, data: encode({ [layout.cover_layer]: cover, [layout.water_layer]: tile }) });
     detailTiles += 1;
   }

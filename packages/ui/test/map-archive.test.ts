@@ -1,60 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { VectorTile } from '@mapbox/vector-tile';
-import { PbfReader } from 'pbf';
-import { PMTiles, type Source, zxyToTileId } from 'pmtiles';
+import { type PMTiles, zxyToTileId } from 'pmtiles';
 import { describe, expect, it } from 'vitest';
 import { tileId, writeArchive } from '../scripts/pmtiles-writer.mjs';
 import layout from '../src/map/layout.json';
+import { reader, tileXY, waterInTile } from './archive-reader.ts';
 
 const ARCHIVE = new URL('../map/basemap.pmtiles', import.meta.url);
 
-/** The archive through the PMTiles library's own reader, as the console's map reads it (by byte ranges). */
-function reader(buf: Buffer): PMTiles {
-  const source: Source = {
-    getKey: () => 'archive',
-    getBytes: async (offset, length) => ({
-      data: buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + length) as ArrayBuffer,
-    }),
-  };
-  return new PMTiles(source);
-}
-
-function tileXY(lat: number, lon: number, z: number): [number, number] {
-  const n = 2 ** z;
-  const r = (lat * Math.PI) / 180;
-  return [((lon + 180) / 360) * n, ((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n];
-}
-
-type Pt = { x: number; y: number };
-function inRing(x: number, y: number, ring: Pt[]): boolean {
-  let inside = false;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const a = ring[i]!;
-    const b = ring[j]!;
-    if (a.y > y !== b.y > y && x < ((b.x - a.x) * (y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
-  }
-  return inside;
-}
-
 /**
  * What the map draws at a point at zoom 12: the detail tile (overzoomed) where the archive has one, else the
- * world's last zoom (overzoomed); water when an odd number of water rings hold the point.
+ * world's last zoom (overzoomed); water where MapLibre fills the water layer's polygons.
  */
 async function drawnAt(p: PMTiles, lat: number, lon: number): Promise<{ water: boolean; from: string }> {
   for (const z of [layout.detail_zoom, layout.world_maxzoom]) {
     const [fx, fy] = tileXY(lat, lon, z);
     const tile = await p.getZxy(z, Math.floor(fx), Math.floor(fy));
     if (!tile) continue;
-    const vt = new VectorTile(new PbfReader(new Uint8Array(tile.data)));
-    const water = vt.layers[layout.water_layer];
-    if (!water) return { water: false, from: `z${z}` };
-    const x = (fx - Math.floor(fx)) * water.extent;
-    const y = (fy - Math.floor(fy)) * water.extent;
-    let inside = false;
-    for (let i = 0; i < water.length; i++)
-      for (const ring of water.feature(i).loadGeometry()) if (inRing(x, y, ring)) inside = !inside;
-    return { water: inside, from: `z${z}` };
+    return { water: waterInTile(tile.data, layout.water_layer, fx, fy), from: `z${z}` };
   }
   return { water: false, from: 'none' };
 }

@@ -14,6 +14,7 @@ import {
 import { PICTURE_DESKTOP, PICTURE_PHONE, PICTURE_TIME, picture } from '@outpost/ui/testing/pictures';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unseen } from './map-view.js';
 
 const DASHBOARD_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const P = 'outpost';
@@ -53,7 +54,7 @@ const SIMULATORS: Record<string, Record<string, unknown>> = {
 };
 
 /** The two flying simulators' position reports: where they are, how fast and which way. */
-const POSITIONS: Record<string, Record<string, unknown>> = {
+const POSITIONS: Record<string, { lat: number; lon: number } & Record<string, unknown>> = {
   'sim-alpha': {
     lat: 37.6135,
     lon: -122.357,
@@ -144,6 +145,10 @@ describe.skipIf(!browserTestsEnabled())('fleet dashboard pictures', () => {
       await expect.poll(() => cell('sim-bravo', 'kts'), { timeout: 8000 }).toBe('120');
       await expect.poll(() => page.getByTestId('conn').textContent()).toBe('live');
       await page.waitForLoadState('networkidle');
+      // The map shows both located simulators, neither under its zoom buttons or attribution.
+      const map = page.getByTestId('fleet-map');
+      await expect.poll(() => map.getAttribute('data-points'), { timeout: 8000 }).toBe('2');
+      await expect.poll(() => unseen(map, POSITIONS, Object.keys(POSITIONS)), { timeout: 5000 }).toEqual([]);
       await picture(page, name);
       await context.close();
     }

@@ -105,12 +105,36 @@ function syncMarkers(
   }
 }
 
-/** Fits the view to the points (at most zoom 11, a city) when what is shown changes, not on every update. */
+/** Pixels kept clear round the points, beyond the map's controls. */
+const MARGIN = 30;
+
+/**
+ * Room the fit leaves at each edge: the margin plus the corner controls over the map there (the zoom buttons
+ * top right, the attribution bottom right), so no dot is drawn under them; at most a third of the map each.
+ */
+function fitPadding(map: MapLibreMap) {
+  const box = map.getContainer();
+  const size = (corner: string, side: 'offsetWidth' | 'offsetHeight') =>
+    (box.querySelector(`.maplibregl-ctrl-${corner}`) as HTMLElement | null)?.[side] ?? 0;
+  const w = box.clientWidth / 3;
+  const h = box.clientHeight / 3;
+  return {
+    top: Math.min(h, MARGIN),
+    bottom: Math.min(
+      h,
+      MARGIN + Math.max(size('bottom-right', 'offsetHeight'), size('bottom-left', 'offsetHeight')),
+    ),
+    left: Math.min(w, MARGIN),
+    right: Math.min(w, MARGIN + size('top-right', 'offsetWidth')),
+  };
+}
+
+/** Fits the view to the points (at most zoom 11, a city), clear of the map's controls. */
 function fit(map: MapLibreMap, all: ReadonlyArray<{ lat: number; lon: number }>): void {
   if (all.length === 0) return;
   const b = new maplibregl.LngLatBounds();
   for (const p of all) b.extend([p.lon, p.lat]);
-  map.fitBounds(b, { padding: 30, maxZoom: 11, animate: false });
+  map.fitBounds(b, { padding: fitPadding(map), maxZoom: 11, animate: false });
 }
 
 /**
@@ -123,6 +147,10 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
   const markers = useRef(new Map<string, Marker>());
   const fitted = useRef('');
   const shown = useRef('');
+  // Until the user pans or zooms, the view follows the fleet: it fits every simulator and site as they
+  // arrive, and again when the map's box changes size (the page's layout settling). After, it is theirs.
+  const userMoved = useRef(false);
+  const points = useRef<ReadonlyArray<{ lat: number; lon: number }>>([]);
   const located = sims.filter((s): s is Located => s.lat !== null && s.lon !== null);
   const locatedSites = sites.filter((s): s is LocatedSite => s.lat !== undefined && s.lon !== undefined);
 
@@ -134,7 +162,28 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
       if (map.isSourceLoaded('world')) host.dataset.land = 'yes';
     };
     map.on('sourcedata', world);
-    return () => map.off('sourcedata', world);
+    // Only a user's drag, wheel, pinch or zoom button carries the DOM event that caused it.
+    const moved = (e: { originalEvent?: unknown }) => {
+      if (e.originalEvent) userMoved.current = true;
+    };
+    const resized = () => {
+      if (!userMoved.current) fit(map, points.current);
+    };
+    map.on('movestart', moved);
+    map.on('resize', resized);
+    // The attribution fills in once the basemap's source has loaded, often after the first fit: the
+    // fit's room for the corner controls is measured again when they change size.
+    const controls = new ResizeObserver(resized);
+    for (const corner of host.querySelectorAll(
+      '.maplibregl-ctrl-top-right, .maplibregl-ctrl-bottom-right, .maplibregl-ctrl-bottom-left',
+    ))
+      controls.observe(corner);
+    return () => {
+      controls.disconnect();
+      map.off('sourcedata', world);
+      map.off('movestart', moved);
+      map.off('resize', resized);
+    };
   }, [map]);
 
   useEffect(() => {
@@ -182,10 +231,13 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
         : []),
     ]);
     const all = [...located, ...locatedSites];
+    points.current = all;
+    // What is shown changed (a simulator or site located or gone), not merely moved: fit, unless the user
+    // has taken the view.
     const key = `${all.length}`;
     if (key !== fitted.current) {
       fitted.current = key;
-      fit(map, all);
+      if (!userMoved.current) fit(map, all);
     }
   });
 
