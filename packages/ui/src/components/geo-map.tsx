@@ -229,7 +229,8 @@ export function GeoMap({ points, lines = [], places = [], zoom = 10, label = 'Ma
 
   return (
     <figure class="geo-map" aria-label={label}>
-      <div ref={ref} class="geo-canvas" role="img" aria-label={label} data-testid="geo-map" />
+      {/* Named by the figure: a role of img here would hide the map's own buttons from assistive technology. */}
+      <div ref={ref} class="geo-canvas" data-testid="geo-map" />
       <figcaption class="geo-caption">
         {points.length === 1
           ? `${formatLat(points[0]!.lat)}  ${formatLon(points[0]!.lon)}`

@@ -162,6 +162,9 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
       if (map.isSourceLoaded('world')) host.dataset.land = 'yes';
     };
     map.on('sourcedata', world);
+    map.on('idle', world);
+    // The basemap may have loaded before this effect ran, and then no sourcedata event comes again.
+    world();
     // Only a user's drag, wheel, pinch or zoom button carries the DOM event that caused it.
     const moved = (e: { originalEvent?: unknown }) => {
       if (e.originalEvent) userMoved.current = true;
@@ -181,6 +184,7 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
     return () => {
       controls.disconnect();
       map.off('sourcedata', world);
+      map.off('idle', world);
       map.off('movestart', moved);
       map.off('resize', resized);
     };
@@ -243,13 +247,8 @@ export function FleetMap({ sims, sites }: { sims: readonly FleetSimulator[]; sit
 
   return (
     <figure class="geo-map" aria-label="Simulator and generator site positions">
-      <div
-        ref={ref}
-        class="geo-canvas fleet-canvas"
-        data-testid="fleet-map"
-        role="img"
-        aria-label="Simulator and generator site positions"
-      />
+      {/* Named by the figure: a role of img here would hide the map's own buttons from assistive technology. */}
+      <div ref={ref} class="geo-canvas fleet-canvas" data-testid="fleet-map" />
       <figcaption class="geo-caption">
         {located.length === 1
           ? `${formatLat(located[0]!.lat)}  ${formatLon(located[0]!.lon)}`
