@@ -249,16 +249,17 @@ describe.skipIf(!browserTestsEnabled())('generator console in Chromium', () => {
     await page.locator('input[name=exercise_full_soc]').fill('98');
     await page.locator('input[name=exercise_max_duration]').fill('180');
     await page.getByRole('button', { name: 'Save exercise' }).click();
-    await page.getByTestId('exercise-feedback').filter({ hasText: 'Exercise schedule saved' }).waitFor();
-    const stored = await fetch(`${origin.url}/api/exercise`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(await stored.json()).toMatchObject({
+    // The first save's message is still on the page, so it does not say this save is done: the stored
+    // schedule does.
+    const stored = async () =>
+      (await fetch(`${origin.url}/api/exercise`, { headers: { authorization: `Bearer ${token}` } })).json();
+    await expect.poll(stored).toMatchObject({
       frequency_days: 14,
       until_battery_full: true,
       battery_full_soc: 98,
       max_duration_minutes: 180,
     });
+    await page.getByTestId('exercise-feedback').filter({ hasText: 'Exercise schedule saved' }).waitFor();
     await context.close();
   }, 30_000);
 
