@@ -24,10 +24,6 @@ export default defineConfig({
       'services/*/vitest.config.ts',
     ],
     maxWorkers: WORKERS,
-    // Beside two other files on two cores, a test with a real-time bound (a 100 ms debounce, a failsafe
-    // within two intervals) now and then misses it by the scheduler's delay, not the product's. Such a
-    // test runs once more and vitest's report marks it retried; one that fails twice fails the run.
-    retry: 1,
     reporters: timesDir ? ['default', ['json', { outputFile: `${timesDir}/report.json` }]] : ['default'],
     sequence: { sequencer: LongestFirst },
   },
